@@ -1,0 +1,1 @@
+"""Prefect flows and the `etplan` command line: thin orchestration over the packages."""

@@ -1,0 +1,211 @@
+"""The `etplan` command line. It prints; the packages below it only log."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import logging
+import sys
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from warehouse.errors import EtplanError
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+                  help="etplan — plan node allocations for elastic deep-learning training jobs.")
+out = Console()
+err = Console(stderr=True)
+
+WarehouseOpt = Annotated[Path | None, typer.Option(
+    "--warehouse", envvar="ETPLAN_WAREHOUSE",
+    help="DuckDB warehouse file (default data/etplan.duckdb).")]
+
+
+class Feed(StrEnum):
+    job_events = "job_events"
+    throughput_samples = "throughput_samples"
+    capacity = "capacity"
+
+
+class LogFormat(StrEnum):
+    csv = "csv"
+    jsonl = "jsonl"
+    parquet = "parquet"
+    mixed = "mixed"
+
+
+class OutFormat(StrEnum):
+    table = "table"
+    csv = "csv"
+    json = "json"
+    parquet = "parquet"
+
+
+@app.command()
+def generate(
+    out_dir: Annotated[Path, typer.Option("--out", help="Folder to write the logs into.")],
+    jobs: Annotated[int, typer.Option(min=1, help="Number of jobs.")] = 200,
+    seed: Annotated[int, typer.Option(help="Random seed; same seed, same bytes.")] = 7,
+    capacity: Annotated[int, typer.Option(min=1, help="Nodes in the pool.")] = 64,
+    load: Annotated[float, typer.Option(min=0.05, max=5.0,
+                                        help="Offered load as a share of capacity.")] = 0.9,
+    bad_rows: Annotated[float, typer.Option("--bad-rows", min=0.0, max=0.5,
+                                            help="Share of rows to corrupt.")] = 0.0,
+    fmt: Annotated[LogFormat, typer.Option("--format",
+                                           help="File format; mixed = csv/parquet/jsonl.")
+                   ] = LogFormat.csv,
+) -> None:
+    """Write deterministic synthetic platform logs (job events, throughput samples, capacity)."""
+    from warehouse.synthetic import write_logs
+
+    if fmt is LogFormat.mixed:
+        formats = {"job_events": "csv", "throughput_samples": "parquet", "capacity": "jsonl"}
+    else:
+        formats = dict.fromkeys(("job_events", "throughput_samples", "capacity"), fmt.value)
+    written = write_logs(out_dir, jobs, seed, capacity=capacity, load=load, bad_rows=bad_rows,
+                         formats=formats)
+    for name, path in written.items():
+        out.print(f"{name:<19} {path}")
+
+
+@app.command()
+def ingest(
+    paths: Annotated[list[Path], typer.Argument(help="Log files or folders of them.")],
+    feed: Annotated[Feed | None, typer.Option(help="Feed of every file (default: recognised "
+                                                    "from the columns).")] = None,
+    warehouse: WarehouseOpt = None,
+) -> None:
+    """Load platform job logs (CSV, JSON Lines, Parquet) into the warehouse."""
+    from warehouse.connection import connect, warehouse_path
+    from warehouse.ingest import ingest_paths
+
+    con = connect(warehouse)
+    with out.status("ingesting…"):
+        results = ingest_paths(con, paths, feed=feed.value if feed else None)
+    con.close()
+    table = Table(title=f"ingest into {warehouse_path(warehouse)}")
+    table.add_column("file", overflow="fold")
+    for col in ("feed", "status", "read", "loaded", "rejected"):
+        table.add_column(col, justify="right" if col in ("read", "loaded", "rejected") else "left",
+                         no_wrap=True)
+    table.add_column("note", overflow="fold")
+    for r in results:
+        style = {"failed": "red", "skipped": "dim"}.get(r.status, "")
+        table.add_row(r.path, r.feed or "-", r.status, f"{r.rows_read:,}", f"{r.rows_loaded:,}",
+                      f"{r.rows_rejected:,}", r.message, style=style)
+    out.print(table)
+    if any(r.rows_rejected for r in results):
+        out.print("rejected rows are in the table rejected_rows: "
+                  "etplan sql \"SELECT * FROM rejected_rows\"")
+    failed = [r for r in results if r.status == "failed"]
+    for r in failed:
+        err.print(f"error: {r.path}: {r.message}", highlight=False, soft_wrap=True)
+    if failed:
+        raise typer.Exit(1)
+
+
+@app.command()
+def sql(
+    query: Annotated[str, typer.Argument(help="SQL to run, read-only.")],
+    fmt: Annotated[OutFormat, typer.Option("--format")] = OutFormat.table,
+    out_file: Annotated[Path | None, typer.Option("--out", help="Write the result here.")] = None,
+    warehouse: WarehouseOpt = None,
+) -> None:
+    """Run SQL read-only against the warehouse."""
+    from warehouse.connection import connect
+    from warehouse.queries import run_sql
+
+    if fmt is OutFormat.parquet and out_file is None:
+        raise EtplanError("--format parquet needs --out FILE")
+    con = connect(warehouse, read_only=True)
+    columns, rows = run_sql(con, query)
+    if fmt is OutFormat.parquet:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        pq.write_table(pa.table({c: [r[i] for r in rows] for i, c in enumerate(columns)}),
+                       out_file)
+        out.print(f"{len(rows)} rows written to {out_file}")
+        return
+    if fmt is OutFormat.table and out_file is None:
+        table = Table()
+        for c in columns:
+            table.add_column(c)
+        for r in rows:
+            table.add_row(*("" if v is None else str(v) for v in r))
+        out.print(table)
+        return
+    buf = io.StringIO()
+    if fmt is OutFormat.json:
+        json.dump([dict(zip(columns, r, strict=True)) for r in rows], buf, default=str, indent=1)
+        buf.write("\n")
+    else:
+        w = csv.writer(buf, lineterminator="\n")
+        w.writerow(columns)
+        w.writerows(rows)
+    if out_file:
+        out_file.write_text(buf.getvalue())
+        out.print(f"{len(rows)} rows written to {out_file}")
+    else:
+        sys.stdout.write(buf.getvalue())
+
+
+@app.command()
+def summary(warehouse: WarehouseOpt = None) -> None:
+    """What the warehouse holds."""
+    from warehouse.connection import connect
+    from warehouse.queries import summary as warehouse_summary
+
+    con = connect(warehouse, read_only=True)
+    _print_summary(warehouse_summary(con))
+
+
+def _print_summary(rows: list[tuple[str, int]]) -> None:
+    table = Table(title="warehouse")
+    table.add_column("what")
+    table.add_column("count", justify="right")
+    for what, n in rows:
+        table.add_row(what, f"{n:,}")
+    out.print(table)
+
+
+@app.command()
+def demo(
+    data_dir: Annotated[Path, typer.Option("--data-dir", help="Where the demo logs go.")
+                        ] = Path("data/demo-logs"),
+    jobs: Annotated[int, typer.Option(min=1)] = 200,
+    seed: Annotated[int, typer.Option()] = 7,
+    warehouse: WarehouseOpt = None,
+) -> None:
+    """The main job on the embedded default: generate a seeded trace, ingest it, summarise."""
+    from warehouse.connection import connect, warehouse_path
+    from warehouse.ingest import ingest_paths
+    from warehouse.queries import summary as warehouse_summary
+    from warehouse.synthetic import write_logs
+
+    written = write_logs(data_dir, jobs, seed)
+    out.print(f"generated {jobs} jobs (seed {seed}) into {data_dir}")
+    con = connect(warehouse)
+    results = ingest_paths(con, [p for k, p in written.items() if k != "truth"])
+    for r in results:
+        out.print(f"  {r.path}: {r.status}, {r.rows_loaded:,} loaded, "
+                  f"{r.rows_rejected:,} rejected {r.message}")
+    _print_summary(warehouse_summary(con))
+    con.close()
+    out.print(f"warehouse: {warehouse_path(warehouse)}")
+
+
+def main() -> None:
+    """Console entry point: one-line errors, exit 1; usage errors exit 2 (typer)."""
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    try:
+        app()
+    except EtplanError as e:
+        err.print(f"error: {e}", highlight=False, soft_wrap=True)
+        sys.exit(1)

@@ -1,0 +1,64 @@
+-- Type and check each job event row on its own. reason is NULL for a good row; the first problem
+-- found names the row's fault otherwise. Input: file_in with every contract column present.
+CREATE OR REPLACE TEMP TABLE stage AS
+WITH t AS (
+    SELECT _row, _raw,
+        etplan_text(job_id) AS job_id,
+        event_time AS event_time_in, TRY_CAST(event_time AS TIMESTAMPTZ) AS event_time,
+        lower(etplan_text(event)) AS event,
+        nodes AS nodes_in, etplan_int(nodes) AS nodes,
+        min_nodes AS min_in, etplan_int(min_nodes) AS min_nodes,
+        max_nodes AS max_in, etplan_int(max_nodes) AS max_nodes,
+        requested_nodes AS req_in, etplan_int(requested_nodes) AS requested_nodes,
+        total_work AS work_in, etplan_num(total_work) AS total_work,
+        weight AS weight_in, etplan_num(weight) AS weight,
+        etplan_text(model) AS model, etplan_text(tenant) AS tenant
+    FROM file_in
+)
+SELECT _row,
+    job_id, event_time, event, nodes, min_nodes, max_nodes,
+    coalesce(requested_nodes, CASE WHEN event = 'submitted' THEN min_nodes END) AS requested_nodes,
+    total_work, weight, model, tenant,
+    CASE
+        WHEN job_id IS NULL THEN 'missing field: job_id'
+        WHEN event IS NULL THEN 'missing field: event'
+        WHEN event_time_in IS NULL OR etplan_text(event_time_in) IS NULL THEN 'missing field: event_time'
+        WHEN event_time IS NULL
+            THEN 'bad type: event_time ' || etplan_show(event_time_in) || ' is not an ISO 8601 timestamp'
+        WHEN event NOT IN ('submitted', 'started', 'scaled', 'completed', 'failed', 'cancelled')
+            THEN 'unknown event ' || etplan_show(event)
+                 || ' (expected submitted, started, scaled, completed, failed or cancelled)'
+        WHEN nodes_in IS NOT NULL AND etplan_text(nodes_in) IS NOT NULL AND nodes IS NULL
+            THEN 'bad type: nodes ' || etplan_show(nodes_in) || ' is not a whole number'
+        WHEN min_in IS NOT NULL AND etplan_text(min_in) IS NOT NULL AND min_nodes IS NULL
+            THEN 'bad type: min_nodes ' || etplan_show(min_in) || ' is not a whole number'
+        WHEN max_in IS NOT NULL AND etplan_text(max_in) IS NOT NULL AND max_nodes IS NULL
+            THEN 'bad type: max_nodes ' || etplan_show(max_in) || ' is not a whole number'
+        WHEN req_in IS NOT NULL AND etplan_text(req_in) IS NOT NULL AND requested_nodes IS NULL
+            THEN 'bad type: requested_nodes ' || etplan_show(req_in) || ' is not a whole number'
+        WHEN work_in IS NOT NULL AND etplan_text(work_in) IS NOT NULL AND total_work IS NULL
+            THEN 'bad type: total_work ' || etplan_show(work_in) || ' is not a number'
+        WHEN weight_in IS NOT NULL AND etplan_text(weight_in) IS NOT NULL AND weight IS NULL
+            THEN 'bad type: weight ' || etplan_show(weight_in) || ' is not a number'
+        WHEN event = 'submitted' AND min_nodes IS NULL THEN 'missing field: min_nodes (needed on submitted)'
+        WHEN event = 'submitted' AND max_nodes IS NULL THEN 'missing field: max_nodes (needed on submitted)'
+        WHEN event = 'submitted' AND total_work IS NULL THEN 'missing field: total_work (needed on submitted)'
+        WHEN event IN ('started', 'scaled') AND nodes IS NULL
+            THEN 'missing field: nodes (needed on ' || event || ')'
+        WHEN nodes IS NOT NULL AND nodes <= 0 THEN 'nodes must be at least 1 (got ' || nodes || ')'
+        WHEN min_nodes IS NOT NULL AND min_nodes <= 0
+            THEN 'min_nodes must be at least 1 (got ' || min_nodes || ')'
+        WHEN max_nodes IS NOT NULL AND max_nodes <= 0
+            THEN 'max_nodes must be at least 1 (got ' || max_nodes || ')'
+        WHEN min_nodes > max_nodes
+            THEN 'min_nodes ' || min_nodes || ' > max_nodes ' || max_nodes
+        WHEN event = 'submitted'
+             AND coalesce(requested_nodes, min_nodes) NOT BETWEEN min_nodes AND max_nodes
+            THEN 'requested_nodes ' || requested_nodes || ' outside [min_nodes, max_nodes] = ['
+                 || min_nodes || ', ' || max_nodes || ']'
+        WHEN total_work IS NOT NULL AND total_work <= 0
+            THEN 'total_work must be > 0 (got ' || total_work || ')'
+        WHEN weight IS NOT NULL AND weight <= 0 THEN 'weight must be > 0 (got ' || weight || ')'
+    END AS reason,
+    _raw
+FROM t;

@@ -1,0 +1,29 @@
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from warehouse.connection import connect
+
+REPO = Path(__file__).resolve().parent.parent
+SHARED_DATA = REPO.parent / "shared" / "data"
+
+
+@pytest.fixture
+def con(tmp_path):
+    c = connect(tmp_path / "wh.duckdb")
+    yield c
+    c.close()
+
+
+def run_cli(*args: str, cwd: Path | None = None, env: dict | None = None
+            ) -> subprocess.CompletedProcess:
+    """Run the `etplan` console script as a user would."""
+    exe = Path(sys.executable).with_name("etplan")
+    full_env = {**os.environ, "COLUMNS": "200", **(env or {})}
+    return subprocess.run([str(exe), *args], capture_output=True, text=True, cwd=cwd,
+                          env=full_env, timeout=300)

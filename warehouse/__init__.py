@@ -1,0 +1,1 @@
+"""The DuckDB warehouse: connection and migrations, ingest and validation, state queries."""

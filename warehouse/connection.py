@@ -1,0 +1,71 @@
+"""Open the warehouse file, apply migrations, and turn DuckDB's lock errors into one line."""
+
+from __future__ import annotations
+
+import logging
+import os
+from pathlib import Path
+
+import duckdb
+
+from warehouse.errors import EtplanError, WarehouseBusy
+from warehouse.sqlfiles import load_query, load_sql, migrations
+
+log = logging.getLogger(__name__)
+
+DEFAULT_WAREHOUSE = Path("data") / "etplan.duckdb"
+
+
+def warehouse_path(path: str | os.PathLike[str] | None = None) -> Path:
+    """The warehouse file: the argument, else $ETPLAN_WAREHOUSE, else data/etplan.duckdb."""
+    if path:
+        return Path(path)
+    env = os.environ.get("ETPLAN_WAREHOUSE")
+    return Path(env) if env else DEFAULT_WAREHOUSE
+
+
+def connect(path: str | os.PathLike[str] | None = None, *, read_only: bool = False,
+            migrate: bool = True) -> duckdb.DuckDBPyConnection:
+    """A connection to the warehouse in UTC, migrated to the newest schema unless read-only."""
+    target = warehouse_path(path)
+    if read_only and not target.exists():
+        raise EtplanError(f"{target}: no warehouse here yet; run `etplan ingest` first "
+                          "or pass --warehouse PATH")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        con = duckdb.connect(str(target), read_only=read_only)
+    except duckdb.IOException as err:
+        text = str(err)
+        if "lock" in text.lower():
+            raise WarehouseBusy(f"{target}: warehouse is busy (another etplan process is writing "
+                                "it); wait for it to finish and retry") from None
+        raise EtplanError(f"{target}: cannot open warehouse: {text.splitlines()[0]}") from None
+    except duckdb.Error as err:
+        raise EtplanError(f"{target}: cannot open warehouse: {str(err).splitlines()[0]}") from None
+    con.execute("SET TimeZone = 'UTC'")
+    if migrate and not read_only:
+        apply_migrations(con)
+    con.execute(load_sql("macros"))
+    return con
+
+
+def apply_migrations(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """Apply every migration not yet recorded, each in its own transaction; return their names."""
+    con.execute(load_query("migrations_log", "create"))
+    done = {v for (v,) in con.execute(load_query("migrations_log", "applied")).fetchall()}
+    applied = []
+    for version, name, sql in migrations():
+        if version in done:
+            continue
+        con.execute("BEGIN TRANSACTION")
+        try:
+            con.execute(sql)
+            con.execute(load_query("migrations_log", "record"),
+                        {"version": version, "name": name})
+            con.execute("COMMIT")
+        except Exception:
+            con.execute("ROLLBACK")
+            raise
+        log.info("applied migration %s", name)
+        applied.append(name)
+    return applied

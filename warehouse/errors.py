@@ -1,0 +1,9 @@
+"""Errors a user can cause; their message is one line that says what to do."""
+
+
+class EtplanError(Exception):
+    """A problem with the user's input or environment; the CLI prints str(err) and exits 1."""
+
+
+class WarehouseBusy(EtplanError):
+    """Another process holds the warehouse file open for writing."""

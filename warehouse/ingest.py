@@ -1,0 +1,251 @@
+"""Validated, idempotent ingest of platform job logs into the warehouse (DESIGN §3.1, §3.2).
+
+Each file is read with DuckDB's own reader into a scratch table, typed and checked by the
+feed's SQL in `sql/ingest/`, and then, in one transaction, its good rows are appended to the
+feed's table, its bad rows to `rejected_rows`, and a row to the `ingested_files` manifest. A
+file whose bytes were loaded before is skipped. A file that cannot be read at all is recorded
+as failed and the next file is taken.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import logging
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+import duckdb
+
+from warehouse.contracts import (
+    FEED_ORDER,
+    FEEDS,
+    JOB_EVENTS,
+    Feed,
+    file_format,
+    recognise_feed,
+)
+from warehouse.errors import EtplanError
+from warehouse.sqlfiles import load_query, load_sql, run_script
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class FileResult:
+    path: str
+    status: str                 # loaded | skipped | failed
+    feed: str | None = None
+    format: str | None = None
+    rows_read: int = 0
+    rows_loaded: int = 0
+    rows_rejected: int = 0
+    file_id: int | None = None
+    message: str = ""
+
+
+class FileFailed(Exception):
+    """The file as a whole cannot be ingested; the message is one line for the user."""
+
+
+def collect_files(paths: Iterable[str | Path]) -> list[Path]:
+    """Files named, and the log files inside folders named (recursively, sorted by name)."""
+    found: list[Path] = []
+    for raw in paths:
+        p = Path(raw)
+        if p.is_dir():
+            found.extend(sorted(q for q in p.rglob("*") if q.is_file() and file_format(q)))
+        elif p.is_file():
+            found.append(p)
+        else:
+            raise EtplanError(f"{p}: no such file or folder")
+    return found
+
+
+def sha256_of(path: Path) -> str:
+    h = hashlib.sha256()
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def ingest_paths(con: duckdb.DuckDBPyConnection, paths: Iterable[str | Path], *,
+                 feed: str | None = None,
+                 on_file: Callable[[FileResult], None] | None = None) -> list[FileResult]:
+    """Ingest every file under `paths`; feeds that others depend on go first."""
+    if feed is not None and feed not in FEEDS:
+        raise EtplanError(f"--feed {feed}: unknown feed; use one of {', '.join(FEEDS)}")
+    files = collect_files(paths)
+    planned = [(_sniff_feed(con, f, feed), f) for f in files]
+    rank = {name: i for i, name in enumerate(FEED_ORDER)}
+    planned.sort(key=lambda item: rank.get(item[0], len(rank)))
+    results = []
+    for feed_name, path in planned:
+        result = ingest_file(con, path, feed=feed_name)
+        results.append(result)
+        if on_file:
+            on_file(result)
+    return results
+
+
+def _sniff_feed(con: duckdb.DuckDBPyConnection, path: Path, feed: str | None) -> str | None:
+    if feed:
+        return feed
+    try:
+        found = recognise_feed(_columns_of(con, path))
+    except Exception:  # an unreadable file is reported when it is ingested
+        return None
+    return found.name if found else None
+
+
+def _columns_of(con: duckdb.DuckDBPyConnection, path: Path) -> list[str]:
+    fmt = file_format(path)
+    if fmt == "csv":
+        with path.open(encoding="utf-8", newline="") as fh:
+            header = next(csv.reader(fh), [])
+        if len(set(header)) != len(header) or any(not c.strip() for c in header):
+            raise ValueError(f"header {','.join(header)[:80]!r} has blank or repeated names")
+        return header
+    if fmt == "parquet":
+        return [r[0] for r in con.execute(load_query("ingest/inspect", "parquet_columns"),
+                                          {"path": str(path)}).fetchall()]
+    if fmt == "jsonl":
+        with path.open("rb") as fh:
+            for line in fh:
+                if line.strip():
+                    obj = json.loads(line)
+                    return list(obj) if isinstance(obj, dict) else []
+        return []
+    return []
+
+
+def ingest_file(con: duckdb.DuckDBPyConnection, path: Path, *, feed: str | None = None
+                ) -> FileResult:
+    """Ingest one file; never raises for a problem with the file itself."""
+    result = FileResult(path=str(path), status="failed", format=file_format(path))
+    try:
+        digest = sha256_of(path)
+    except OSError as err:
+        result.message = f"cannot read file: {err.strerror}"
+        return result
+    seen = con.execute(load_query("ingest/manifest", "find_loaded"), {"hash": digest}).fetchone()
+    if seen:
+        result.status, result.file_id = "skipped", seen[0]
+        result.message = f"already loaded (file {seen[0]}, {seen[1]})"
+        return result
+
+    file_id = con.execute(load_query("ingest/manifest", "next_file_id")).fetchone()[0]
+    result.file_id = file_id
+    try:
+        # Scratch work runs outside the transaction: row numbers come from the scratch tables'
+        # row ids, which are only contiguous for committed rows.
+        feed_obj = _stage(con, path, feed, result)
+        con.execute("BEGIN TRANSACTION")
+        try:
+            _commit_file(con, path, digest, file_id, feed_obj, result)
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+        result.status = "loaded"
+    except (FileFailed, duckdb.Error) as err:
+        result.message = str(err) if isinstance(err, FileFailed) else _one_line(err)
+        result.status = "failed"
+        result.rows_read = result.rows_loaded = result.rows_rejected = 0
+        _record(con, result, digest, status="failed")
+    log.info("%s: %s (%d read, %d loaded, %d rejected) %s", path, result.status,
+             result.rows_read, result.rows_loaded, result.rows_rejected, result.message)
+    return result
+
+
+def _stage(con: duckdb.DuckDBPyConnection, path: Path, feed_name: str | None,
+           result: FileResult) -> Feed:
+    """Read the file into scratch tables and mark every row good or bad (stage.reason)."""
+    fmt = result.format
+    if fmt is None:
+        raise FileFailed(f"unsupported file type {path.suffix or '(none)'!r}; "
+                         "use .csv, .jsonl or .parquet")
+    con.execute(load_sql("ingest/reset"))
+    params = {"path": str(path)}
+    try:
+        columns = _columns_of(con, path)
+    except (duckdb.Error, ValueError, UnicodeDecodeError) as err:
+        raise FileFailed(f"not a readable {fmt} file: {_one_line(err)}") from None
+    feed = FEEDS[feed_name] if feed_name else recognise_feed(columns)
+    if feed is None:
+        raise FileFailed("cannot tell which feed this is from its columns "
+                         f"({', '.join(columns[:8]) or 'none'}); pass --feed "
+                         f"{'|'.join(FEEDS)}")
+    result.feed = feed.name
+    missing = [c for c in feed.required if c not in columns]
+    if missing:
+        raise FileFailed(f"{feed.name} file lacks column(s) {', '.join(missing)}; "
+                         f"expected {', '.join(feed.columns)}")
+
+    if fmt == "csv":
+        con.execute(load_sql("ingest/read_csv"), {**params, "columns": feed.csv_columns(columns)})
+        con.execute(load_sql("ingest/csv_parse_rejects"))
+        con.execute(load_sql("ingest/csv_number_rows"))
+    elif fmt == "jsonl":
+        schema = json.dumps({c: "VARCHAR" for c in feed.columns})
+        run_script(con, load_sql("ingest/read_jsonl"), {**params, "schema": schema})
+    else:
+        con.execute(load_sql("ingest/read_parquet"), params)
+    _add_missing_columns(con, feed)
+    con.execute(load_sql(f"ingest/stage_{feed.name}"))
+    if feed is JOB_EVENTS:
+        con.execute(load_query("ingest/check_job_events", "duplicates"))
+        order = load_query("ingest/check_job_events", "order")
+        for _ in range(20):
+            before = con.execute(load_query("ingest/inspect", "stage_counts")).fetchone()
+            con.execute(order)
+            if con.execute(load_query("ingest/inspect", "stage_counts")).fetchone() == before:
+                break
+    else:
+        con.execute(load_sql(f"ingest/check_{feed.name}"))
+    return feed
+
+
+def _commit_file(con: duckdb.DuckDBPyConnection, path: Path, digest: str, file_id: int,
+                 feed: Feed, result: FileResult) -> None:
+    """Append good rows, rejects and the manifest row (the caller holds the transaction)."""
+    con.execute(load_sql("ingest/load_good_rows").replace("{feed}", feed.name),
+                {"file_id": file_id})
+    con.execute(load_sql("ingest/load_rejects"),
+                {"file_id": file_id, "path": str(path), "feed": feed.name})
+    loaded, rejected_stage = con.execute(load_query("ingest/inspect", "stage_counts")).fetchone()
+    (parse_rejected,) = con.execute(load_query("ingest/inspect", "parse_reject_count")).fetchone()
+    result.rows_loaded = loaded
+    result.rows_rejected = rejected_stage + parse_rejected
+    result.rows_read = result.rows_loaded + result.rows_rejected
+    _record(con, result, digest, status="loaded")
+
+
+def _add_missing_columns(con: duckdb.DuckDBPyConnection, feed: Feed) -> None:
+    """Give the scratch table every contract column, NULL where the file has none.
+
+    The column names come from the feed contract, never from the file.
+    """
+    rows = con.execute(load_query("ingest/inspect", "file_in_columns")).fetchall()
+    present = {r[0] for r in rows}
+    for column in feed.columns:
+        if column not in present:
+            con.execute(f'ALTER TABLE file_in ADD COLUMN "{column}" VARCHAR')
+
+
+def _record(con: duckdb.DuckDBPyConnection, result: FileResult, digest: str, *,
+            status: str) -> None:
+    con.execute(load_sql("ingest/record_file"), {
+        "file_id": result.file_id, "hash": digest, "path": result.path, "feed": result.feed,
+        "format": result.format, "rows_read": result.rows_read,
+        "rows_loaded": result.rows_loaded, "rows_rejected": result.rows_rejected,
+        "status": status, "error": result.message or None,
+    })
+
+
+def _one_line(err: BaseException) -> str:
+    text = str(err).strip().splitlines()
+    return text[0] if text else type(err).__name__
