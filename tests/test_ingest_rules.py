@@ -20,7 +20,7 @@ FAULTY_EVENTS = [
     (",2026-12-01T10:03:00Z,submitted,,1,2,1,100,1,x,a", "missing field: job_id"),
     ("j3,not-a-time,submitted,,1,2,1,100,1,x,a", "bad type: event_time 'not-a-time'"),
     ("j4,2026-12-01T10:04:00Z,submitted,,one,2,1,100,1,x,a",
-     "bad type: min_nodes 'one' is not a whole number"),
+     "bad type: min_nodes 'one' is not a number"),
     ("j5,2026-12-01T10:05:00Z,submitted,,1,2.5,1,100,1,x,a",
      "bad type: max_nodes '2.5' is not a whole number"),
     ("j6,2026-12-01T10:06:00Z,submitted,,-1,2,1,100,1,x,a",
@@ -155,3 +155,16 @@ def test_jsonl_and_parquet_rules(con, tmp_path):
     raw = con.execute("SELECT raw FROM rejected_rows WHERE file_id = ? AND row_no = 2",
                       [tp.file_id]).fetchone()[0]
     assert json.loads(raw)["nodes"] == "x"
+
+
+def test_optional_columns_may_be_absent(con, tmp_path):
+    pq.write_table(pa.table({
+        "job_id": ["a", "a"], "event_time": ["2026-12-01T09:00:00Z", "2026-12-01T09:01:00Z"],
+        "event": ["submitted", "started"], "nodes": [None, 2], "min_nodes": [1, None],
+        "max_nodes": [2, None], "total_work": [10.0, None]}), tmp_path / "ev.parquet")
+    (tmp_path / "ev2.csv").write_text("event,job_id,event_time,min_nodes,max_nodes,total_work\n"
+                                      "submitted,b,2026-12-01T09:00:00Z,1,1,5\n")
+    results = ingest_paths(con, [tmp_path])
+    assert [(r.status, r.rows_loaded) for r in results] == [("loaded", 2), ("loaded", 1)]
+    assert con.execute("SELECT job_id, status, weight, tenant FROM jobs ORDER BY 1").fetchall() == [
+        ("a", "running", 1.0, None), ("b", "queued", 1.0, None)]

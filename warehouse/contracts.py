@@ -9,8 +9,8 @@ from pathlib import Path
 @dataclass(frozen=True)
 class Feed:
     name: str                       # also the warehouse table it loads into
-    # contract column -> the type the CSV reader gives it. Whole numbers are read as text and
-    # checked by the stage SQL, since DuckDB's reader rounds '2.5' to 2 without a word.
+    # contract column -> the type the CSV reader gives it. Whole numbers are read as DOUBLE and
+    # checked by the stage SQL, since DuckDB's reader rounds '2.5' to 2 for an integer type.
     columns: dict[str, str]
     required: tuple[str, ...]       # columns a file must have to be this feed
     marker: str                     # a column that only this feed has
@@ -24,8 +24,8 @@ JOB_EVENTS = Feed(
     name="job_events",
     columns={
         "job_id": "VARCHAR", "event_time": "TIMESTAMPTZ", "event": "VARCHAR",
-        "nodes": "VARCHAR", "min_nodes": "VARCHAR", "max_nodes": "VARCHAR",
-        "requested_nodes": "VARCHAR", "total_work": "VARCHAR", "weight": "VARCHAR",
+        "nodes": "DOUBLE", "min_nodes": "DOUBLE", "max_nodes": "DOUBLE",
+        "requested_nodes": "DOUBLE", "total_work": "DOUBLE", "weight": "DOUBLE",
         "model": "VARCHAR", "tenant": "VARCHAR",
     },
     required=("job_id", "event_time", "event"),
@@ -33,14 +33,14 @@ JOB_EVENTS = Feed(
 )
 THROUGHPUT_SAMPLES = Feed(
     name="throughput_samples",
-    columns={"job_id": "VARCHAR", "sample_time": "TIMESTAMPTZ", "nodes": "VARCHAR",
+    columns={"job_id": "VARCHAR", "sample_time": "TIMESTAMPTZ", "nodes": "DOUBLE",
              "throughput": "DOUBLE"},
     required=("job_id", "sample_time", "nodes", "throughput"),
     marker="throughput",
 )
 CAPACITY = Feed(
     name="capacity",
-    columns={"pool": "VARCHAR", "effective_from": "TIMESTAMPTZ", "nodes": "VARCHAR"},
+    columns={"pool": "VARCHAR", "effective_from": "TIMESTAMPTZ", "nodes": "DOUBLE"},
     required=("pool", "effective_from", "nodes"),
     marker="effective_from",
 )

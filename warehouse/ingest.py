@@ -188,13 +188,18 @@ def _stage(con: duckdb.DuckDBPyConnection, path: Path, feed_name: str | None,
     if fmt == "csv":
         con.execute(load_sql("ingest/read_csv"), {**params, "columns": feed.csv_columns(columns)})
         con.execute(load_sql("ingest/csv_parse_rejects"))
-        con.execute(load_sql("ingest/csv_number_rows"))
+        _add_missing_columns(con, feed, "csv_in")
+        (n_bad,) = con.execute(load_query("ingest/inspect", "parse_reject_count")).fetchone()
+        run_script(con, load_sql("ingest/csv_number_rows" if n_bad else
+                                 "ingest/csv_number_rows_clean"))
     elif fmt == "jsonl":
         schema = json.dumps({c: "VARCHAR" for c in feed.columns})
         run_script(con, load_sql("ingest/read_jsonl"), {**params, "schema": schema})
     else:
-        con.execute(load_sql("ingest/read_parquet"), params)
-    _add_missing_columns(con, feed)
+        run_script(con, load_sql("ingest/read_parquet"), params)
+    if fmt != "csv":
+        _add_missing_columns(con, feed, "file_rows")
+        con.execute(load_sql("ingest/file_rows_view"))
     con.execute(load_sql(f"ingest/stage_{feed.name}"))
     if feed is JOB_EVENTS:
         con.execute(load_query("ingest/check_job_events", "duplicates"))
@@ -224,16 +229,17 @@ def _commit_file(con: duckdb.DuckDBPyConnection, path: Path, digest: str, file_i
     _record(con, result, digest, status="loaded")
 
 
-def _add_missing_columns(con: duckdb.DuckDBPyConnection, feed: Feed) -> None:
+def _add_missing_columns(con: duckdb.DuckDBPyConnection, feed: Feed, table: str) -> None:
     """Give the scratch table every contract column, NULL where the file has none.
 
-    The column names come from the feed contract, never from the file.
+    Table and column names come from this module and the feed contract, never from the file.
     """
-    rows = con.execute(load_query("ingest/inspect", "file_in_columns")).fetchall()
+    assert table in ("csv_in", "file_rows")
+    rows = con.execute(load_query("ingest/inspect", "table_columns"), {"table": table}).fetchall()
     present = {r[0] for r in rows}
     for column in feed.columns:
         if column not in present:
-            con.execute(f'ALTER TABLE file_in ADD COLUMN "{column}" VARCHAR')
+            con.execute(f'ALTER TABLE {table} ADD COLUMN "{column}" VARCHAR')
 
 
 def _record(con: duckdb.DuckDBPyConnection, result: FileResult, digest: str, *,

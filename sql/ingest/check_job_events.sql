@@ -6,8 +6,13 @@
 -- Duplicates: the same job, event and time twice in this file, or already in the warehouse.
 UPDATE stage SET reason = 'duplicate of line ' || d.first_row
 FROM (
+    -- only keys seen twice go through the window
     SELECT _row, min(_row) OVER (PARTITION BY job_id, event, event_time) AS first_row
-    FROM stage WHERE reason IS NULL
+    FROM stage SEMI JOIN (
+        SELECT job_id, event, event_time FROM stage WHERE reason IS NULL
+        GROUP BY ALL HAVING count(*) > 1
+    ) k USING (job_id, event, event_time)
+    WHERE reason IS NULL
 ) d
 WHERE stage._row = d._row AND d.first_row < d._row;
 

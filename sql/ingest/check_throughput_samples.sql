@@ -1,8 +1,13 @@
 -- Duplicates (same job, time and size) and samples of jobs the warehouse does not know.
 UPDATE stage SET reason = 'duplicate of line ' || d.first_row
 FROM (
+    -- only keys seen twice go through the window
     SELECT _row, min(_row) OVER (PARTITION BY job_id, sample_time, nodes) AS first_row
-    FROM stage WHERE reason IS NULL
+    FROM stage SEMI JOIN (
+        SELECT job_id, sample_time, nodes FROM stage WHERE reason IS NULL
+        GROUP BY ALL HAVING count(*) > 1
+    ) k USING (job_id, sample_time, nodes)
+    WHERE reason IS NULL
 ) d
 WHERE stage._row = d._row AND d.first_row < d._row;
 

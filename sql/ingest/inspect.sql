@@ -3,8 +3,8 @@
 -- name: parquet_columns
 DESCRIBE SELECT * FROM read_parquet($path);
 
--- name: file_in_columns
-SELECT name FROM pragma_table_info('file_in');
+-- name: table_columns
+SELECT name FROM pragma_table_info($table);
 
 -- name: stage_counts
 SELECT count(*) FILTER (WHERE reason IS NULL), count(*) FILTER (WHERE reason IS NOT NULL) FROM stage;

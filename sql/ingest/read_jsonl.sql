@@ -14,7 +14,7 @@ SELECT _row, _raw, 'malformed JSON: each line must be one JSON object' AS reason
 FROM jsonl_lines
 WHERE NOT coalesce(json_valid(_raw), false) OR json_type(CASE WHEN json_valid(_raw) THEN _raw END) <> 'OBJECT';
 
-CREATE OR REPLACE TEMP TABLE file_in AS
+CREATE OR REPLACE TEMP TABLE file_rows AS
 SELECT _row, _raw, unnest(from_json(_raw, $schema))
 FROM jsonl_lines
 WHERE _row NOT IN (SELECT _row FROM parse_rejects);

@@ -1,44 +1,50 @@
 -- Type and check each job event row on its own. reason is NULL for a good row; the first problem
 -- found names the row's fault otherwise. Input: file_in with every contract column present.
 CREATE OR REPLACE TEMP TABLE stage AS
-WITH t AS (
+WITH c AS (
     SELECT _row, _raw,
-        etplan_text(job_id) AS job_id,
-        event_time AS event_time_in, TRY_CAST(event_time AS TIMESTAMPTZ) AS event_time,
-        lower(etplan_text(event)) AS event,
-        nodes AS nodes_in, etplan_int(nodes) AS nodes,
-        min_nodes AS min_in, etplan_int(min_nodes) AS min_nodes,
-        max_nodes AS max_in, etplan_int(max_nodes) AS max_nodes,
-        requested_nodes AS req_in, etplan_int(requested_nodes) AS requested_nodes,
-        total_work AS work_in, etplan_num(total_work) AS total_work,
-        weight AS weight_in, etplan_num(weight) AS weight,
+        job_id AS job_in, event_time AS event_time_in, nodes AS nodes_in, min_nodes AS min_in,
+        max_nodes AS max_in, requested_nodes AS req_in, total_work AS work_in, weight AS weight_in,
+        CAST(job_id AS VARCHAR) AS job_id,
+        TRY_CAST(event_time AS TIMESTAMPTZ) AS event_time,
+        lower(CAST(event AS VARCHAR)) AS event,
+        TRY_CAST(nodes AS DOUBLE) AS nodes_d, TRY_CAST(min_nodes AS DOUBLE) AS min_d,
+        TRY_CAST(max_nodes AS DOUBLE) AS max_d, TRY_CAST(requested_nodes AS DOUBLE) AS req_d,
+        TRY_CAST(total_work AS DOUBLE) AS total_work, TRY_CAST(weight AS DOUBLE) AS weight,
         etplan_text(model) AS model, etplan_text(tenant) AS tenant
     FROM file_in
+), t AS (
+    SELECT *, etplan_whole(nodes_d) AS nodes, etplan_whole(min_d) AS min_nodes,
+           etplan_whole(max_d) AS max_nodes, etplan_whole(req_d) AS requested_nodes
+    FROM c
 )
 SELECT _row,
     job_id, event_time, event, nodes, min_nodes, max_nodes,
     coalesce(requested_nodes, CASE WHEN event = 'submitted' THEN min_nodes END) AS requested_nodes,
     total_work, weight, model, tenant,
     CASE
-        WHEN job_id IS NULL THEN 'missing field: job_id'
-        WHEN event IS NULL THEN 'missing field: event'
-        WHEN event_time_in IS NULL OR etplan_text(event_time_in) IS NULL THEN 'missing field: event_time'
+        WHEN job_id IS NULL OR etplan_text(job_id) IS NULL THEN 'missing field: job_id'
+        WHEN event IS NULL OR etplan_text(event) IS NULL THEN 'missing field: event'
+        WHEN event_time IS NULL AND (event_time_in IS NULL OR etplan_text(event_time_in) IS NULL)
+            THEN 'missing field: event_time'
         WHEN event_time IS NULL
             THEN 'bad type: event_time ' || etplan_show(event_time_in) || ' is not an ISO 8601 timestamp'
         WHEN event NOT IN ('submitted', 'started', 'scaled', 'completed', 'failed', 'cancelled')
             THEN 'unknown event ' || etplan_show(event)
                  || ' (expected submitted, started, scaled, completed, failed or cancelled)'
-        WHEN nodes_in IS NOT NULL AND etplan_text(nodes_in) IS NOT NULL AND nodes IS NULL
+        WHEN nodes IS NULL AND nodes_in IS NOT NULL AND etplan_text(nodes_in) IS NOT NULL
             THEN 'bad type: nodes ' || etplan_show(nodes_in) || ' is not a whole number'
-        WHEN min_in IS NOT NULL AND etplan_text(min_in) IS NOT NULL AND min_nodes IS NULL
+        WHEN min_nodes IS NULL AND min_in IS NOT NULL AND etplan_text(min_in) IS NOT NULL
             THEN 'bad type: min_nodes ' || etplan_show(min_in) || ' is not a whole number'
-        WHEN max_in IS NOT NULL AND etplan_text(max_in) IS NOT NULL AND max_nodes IS NULL
+        WHEN max_nodes IS NULL AND max_in IS NOT NULL AND etplan_text(max_in) IS NOT NULL
             THEN 'bad type: max_nodes ' || etplan_show(max_in) || ' is not a whole number'
-        WHEN req_in IS NOT NULL AND etplan_text(req_in) IS NOT NULL AND requested_nodes IS NULL
+        WHEN requested_nodes IS NULL AND req_in IS NOT NULL AND etplan_text(req_in) IS NOT NULL
             THEN 'bad type: requested_nodes ' || etplan_show(req_in) || ' is not a whole number'
-        WHEN work_in IS NOT NULL AND etplan_text(work_in) IS NOT NULL AND total_work IS NULL
+        WHEN (total_work IS NULL OR NOT isfinite(total_work)) AND work_in IS NOT NULL
+             AND etplan_text(work_in) IS NOT NULL
             THEN 'bad type: total_work ' || etplan_show(work_in) || ' is not a number'
-        WHEN weight_in IS NOT NULL AND etplan_text(weight_in) IS NOT NULL AND weight IS NULL
+        WHEN (weight IS NULL OR NOT isfinite(weight)) AND weight_in IS NOT NULL
+             AND etplan_text(weight_in) IS NOT NULL
             THEN 'bad type: weight ' || etplan_show(weight_in) || ' is not a number'
         WHEN event = 'submitted' AND min_nodes IS NULL THEN 'missing field: min_nodes (needed on submitted)'
         WHEN event = 'submitted' AND max_nodes IS NULL THEN 'missing field: max_nodes (needed on submitted)'
