@@ -166,6 +166,73 @@ def summary(warehouse: WarehouseOpt = None) -> None:
     _print_summary(warehouse_summary(con))
 
 
+class Policy(StrEnum):
+    mip = "mip"
+    greedy = "greedy"
+    fifo = "fifo"
+
+
+class SolverName(StrEnum):
+    auto = "auto"
+    gurobi = "gurobi"
+    highs = "highs"
+
+
+@app.command()
+def solve(
+    instance: Annotated[Path, typer.Argument(help="Window instance JSON (DESIGN §3.3).")],
+    policy: Annotated[Policy, typer.Option()] = Policy.mip,
+    solver: Annotated[SolverName, typer.Option(help="auto = Gurobi when its licence admits "
+                                                     "the model, else HiGHS.")
+                      ] = SolverName.auto,
+    time_limit: Annotated[float, typer.Option("--time-limit", min=0.01, help="Seconds.")] = 10.0,
+    gap: Annotated[float, typer.Option(min=0.0, max=1.0, help="Relative MIP gap.")] = 1e-4,
+    threads: Annotated[int, typer.Option(min=1)] = 1,
+    out_file: Annotated[Path | None, typer.Option("--out", help="Write the plan JSON here "
+                                                                "(default: stdout).")] = None,
+) -> None:
+    """Plan one window: the MIP of DESIGN §4, or a baseline, as plan JSON."""
+    from solver.instance import Instance, InvalidInstance
+    from solver.policies import Settings, plan
+
+    try:
+        text = instance.read_text(encoding="utf-8")
+    except OSError as e:
+        raise EtplanError(f"{instance}: cannot read ({e.strerror})") from None
+    try:
+        inst = Instance.from_json(text)
+    except InvalidInstance as e:
+        raise EtplanError(f"{instance}: {e}") from None
+    result = plan(inst, policy.value, Settings(solver=solver.value, time_limit=time_limit,
+                                               gap=gap, threads=threads))
+    if out_file:
+        out_file.write_text(result.to_json() + "\n")
+        err.print(f"{result.policy} plan ({result.solver}, {result.status}, objective "
+                  f"{result.objective:.6g}, {result.solve_seconds:.2f} s) written to {out_file}",
+                  highlight=False)
+    else:
+        sys.stdout.write(result.to_json() + "\n")
+
+
+@app.command("generate-instance")
+def generate_instance(
+    jobs: Annotated[int, typer.Option(min=1)] = 50,
+    slots: Annotated[int, typer.Option(min=1)] = 6,
+    capacity: Annotated[int | None, typer.Option(min=0, help="Nodes; default about 2/3 of "
+                                                           "the jobs' requests.")] = None,
+    seed: Annotated[int, typer.Option()] = 0,
+    out_file: Annotated[Path | None, typer.Option("--out")] = None,
+) -> None:
+    """Write a random but realistic window instance (JSON)."""
+    from solver.generate import random_instance
+
+    text = random_instance(jobs, slots, capacity, seed).to_json() + "\n"
+    if out_file:
+        out_file.write_text(text)
+    else:
+        sys.stdout.write(text)
+
+
 def _print_summary(rows: list[tuple[str, int]]) -> None:
     table = Table(title="warehouse")
     table.add_column("what")

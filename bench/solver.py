@@ -1,0 +1,87 @@
+"""Window MIP speed and quality: 10 … 1000 jobs, 6 slots, capacity so that about a third of the
+jobs queue, 5 seeds each. For each backend (Gurobi only where its restricted licence admits the
+model): build time, solve time p50 / p95, MIP gap, and objective relative to greedy's plan on
+the same instance. Figures go to bench/results/solver.json.
+Run: `make bench` or `.venv/bin/python bench/solver.py [--sizes 10,25] [--seeds 5]`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+# run as `python bench/solver.py`, this file's folder comes first on sys.path and its name
+# would hide the `solver` package
+sys.path = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
+
+import numpy as np  # noqa: E402
+
+from solver import backends  # noqa: E402
+from solver.baselines import simulate_policy  # noqa: E402
+from solver.evaluate import score  # noqa: E402
+from solver.generate import random_instance  # noqa: E402
+from solver.model import build  # noqa: E402
+
+RESULTS = Path(__file__).resolve().parent / "results"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sizes", default="10,25,50,100,200,500,1000")
+    ap.add_argument("--seeds", type=int, default=5)
+    ap.add_argument("--time-limit", type=float, default=10.0)
+    args = ap.parse_args()
+    rows = []
+    for n in (int(s) for s in args.sizes.split(",")):
+        gap = 1e-3 if n <= 200 else 1e-2
+        per = {"highs": [], "gurobi": []}
+        builds = []
+        for seed in range(args.seeds):
+            inst = random_instance(n, 6, seed=seed)
+            t0 = time.perf_counter()
+            model = build(inst)
+            builds.append(time.perf_counter() - t0)
+            greedy = score(inst, simulate_policy(inst, "greedy"))
+            warm = model.solution_from_nodes(inst, simulate_policy(inst, "greedy"))
+            for name, fn in (("highs", backends.solve_highs), ("gurobi", backends.solve_gurobi)):
+                try:
+                    r = fn(model, time_limit=args.time_limit, gap=gap, threads=1,
+                           warm_start=warm)
+                except backends.LicenceTooSmall:
+                    continue
+                obj = score(inst, model.nodes_from_solution(r.x)) if r.x is not None else None
+                per[name].append({"seconds": r.seconds, "status": r.status,
+                                  "gap": r.gap, "vs_greedy": obj / greedy if obj else None})
+        for name, runs in per.items():
+            if not runs:
+                continue
+            secs = np.array([r["seconds"] for r in runs])
+            rows.append({
+                "jobs": n, "backend": name, "runs": len(runs), "vars": model.num_vars,
+                "rows": model.num_rows, "target_gap": gap,
+                "build_s_p50": round(float(np.median(builds)), 4),
+                "solve_s_p50": round(float(np.percentile(secs, 50)), 3),
+                "solve_s_p95": round(float(np.percentile(secs, 95)), 3),
+                "solve_s_mean": round(float(secs.mean()), 3),
+                "gap_max": max((r["gap"] or 0.0) for r in runs),
+                "time_limits": sum(r["status"] == "time_limit" for r in runs),
+                "obj_vs_greedy_mean": round(float(np.mean([r["vs_greedy"] for r in runs
+                                                           if r["vs_greedy"]])), 4),
+            })
+            print(json.dumps(rows[-1]), flush=True)
+    RESULTS.mkdir(exist_ok=True)
+    (RESULTS / "solver.json").write_text(json.dumps(rows, indent=1) + "\n")
+    print(f"\n{'jobs':>5} {'backend':<7} {'vars':>6} {'build s':>8} {'p50 s':>7} {'p95 s':>7} "
+          f"{'mean s':>7} {'gap':>8} {'TL':>3} {'obj/greedy':>10}")
+    for r in rows:
+        print(f"{r['jobs']:>5} {r['backend']:<7} {r['vars']:>6} {r['build_s_p50']:>8} "
+              f"{r['solve_s_p50']:>7} {r['solve_s_p95']:>7} {r['solve_s_mean']:>7} "
+              f"{r['gap_max']:>8.1e} {r['time_limits']:>3} {r['obj_vs_greedy_mean']:>10}")
+    print(f"written to {RESULTS / 'solver.json'}")
+
+
+if __name__ == "__main__":
+    main()

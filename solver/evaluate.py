@@ -1,0 +1,152 @@
+"""Score and check any plan with the objective of DESIGN §4, and turn a node matrix into a Plan.
+
+Every policy (MIP, greedy, FIFO, ...) ends here, so plans compare on one scale.
+A plan is a matrix `nodes[j, t]` (0 = not running). Progress is computed exactly as the model
+reads it: in slot t job j does f(n)·(Δ − r) samples, plus f(n)·r when it kept the same size
+from the slot before (for t = 0, from its current size), never more than it has left.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from solver.instance import Allocation, Instance, JobEtc, Plan
+
+EPS_SHARE = 1e-6   # the idle-allocation tie-break, as a share of the smallest progress weight
+DONE_TOL = 1e-6
+
+
+@dataclass
+class Coefficients:
+    progress: np.ndarray   # [J, T] objective weight of one unit of p̃ = p / R_j
+    eps: float             # penalty per node-slot
+
+
+def coefficients(inst: Instance) -> Coefficients:
+    J, T = len(inst.jobs), inst.T
+    coef = np.zeros((J, T))
+    disc = inst.discount ** np.arange(T)
+    for j, job in enumerate(inst.jobs):
+        if job.remaining_work > 0:
+            aging = 1.0 + job.waiting_seconds / inst.aging_seconds
+            coef[j] = job.weight * aging * disc * job.remaining_work / job.total_work
+    positive = coef[coef > 0]
+    eps = EPS_SHARE * float(positive.min()) if positive.size else EPS_SHARE
+    return Coefficients(coef, eps)
+
+
+def progress_fractions(inst: Instance, nodes: np.ndarray) -> np.ndarray:
+    """p̃[j, t]: the share of its remaining work job j does in slot t under `nodes`."""
+    J, T = nodes.shape
+    out = np.zeros((J, T))
+    delta = inst.slot_seconds
+    for j, job in enumerate(inst.jobs):
+        if job.remaining_work <= 0:
+            continue
+        left = 1.0
+        prev = job.current_nodes
+        r = min(job.rescale_seconds, delta)
+        for t in range(T):
+            n = int(nodes[j, t])
+            if n > 0:
+                secs = delta if n == prev else delta - r
+                done = min(left, job.rate(n) * secs / job.remaining_work)
+                out[j, t] = done
+                left -= done
+            prev = n
+    return out
+
+
+def score(inst: Instance, nodes: np.ndarray) -> float:
+    c = coefficients(inst)
+    p = progress_fractions(inst, nodes)
+    return float((c.progress * p).sum() - c.eps * nodes.sum())
+
+
+def violations(inst: Instance, nodes: np.ndarray, *, preemptible: set[str] | None = None
+               ) -> list[str]:
+    """Every way `nodes` breaks the model's constraints (empty list = feasible)."""
+    out = []
+    preemptible = preemptible or set()
+    J, T = nodes.shape
+    used = nodes.sum(axis=0)
+    for t in range(T):
+        if used[t] > inst.capacity[t]:
+            out.append(f"slot {t}: {int(used[t])} nodes > capacity {inst.capacity[t]}")
+    p = progress_fractions(inst, nodes)
+    for j, job in enumerate(inst.jobs):
+        allowed = set(job.allowed)
+        for t in range(T):
+            n = int(nodes[j, t])
+            if n and n not in allowed:
+                out.append(f"job {job.job_id} slot {t}: {n} nodes is not allowed")
+        if job.job_id in preemptible or job.remaining_work <= 0:
+            continue
+        if job.current_nodes > 0 and nodes[j, 0] == 0:
+            out.append(f"job {job.job_id}: running job stopped at slot 0")
+        cum = np.cumsum(p[j])
+        for t in range(T - 1):
+            if nodes[j, t] > 0 and nodes[j, t + 1] == 0 and cum[t] < 1 - DONE_TOL:
+                out.append(f"job {job.job_id}: stopped after slot {t} before it was done")
+    return out
+
+
+def _action(prev: int, n: int) -> str:
+    if prev == 0:
+        return "start" if n > 0 else "wait"
+    if n == 0:
+        return "stop"
+    return "keep" if n == prev else ("scale_up" if n > prev else "scale_down")
+
+
+def etc_seconds(inst: Instance, j: int, sizes: list[int]) -> float:
+    """Seconds from the window start until job j completes if it runs `sizes` slot by slot,
+    then on at its last size (its requested size if it ends the horizon idle)."""
+    job = inst.jobs[j]
+    left = job.remaining_work
+    if left <= 0:
+        return 0.0
+    delta = inst.slot_seconds
+    r = min(job.rescale_seconds, delta)
+    prev = job.current_nodes
+    t_now = 0.0
+    for n in sizes:
+        if n > 0:
+            lost = 0.0 if n == prev else r
+            rate = job.rate(n)
+            if rate * (delta - lost) >= left:
+                return t_now + lost + left / rate
+            left -= rate * (delta - lost)
+        t_now += delta
+        prev = n
+    tail = prev if prev > 0 else job.requested_nodes
+    lost = 0.0 if tail == prev else job.rescale_seconds
+    return t_now + lost + left / job.rate(tail)
+
+
+def make_plan(inst: Instance, nodes: np.ndarray, *, policy: str, solver: str, status: str,
+              solve_seconds: float = 0.0, build_seconds: float = 0.0, reason: str = "",
+              best_bound: float | None = None, mip_gap: float | None = None,
+              solver_objective: float | None = None, warnings: list[str] | None = None) -> Plan:
+    nodes = np.asarray(nodes, dtype=int)
+    p = progress_fractions(inst, nodes)
+    allocations = []
+    etcs = []
+    for j, job in enumerate(inst.jobs):
+        prev = job.current_nodes
+        for t in range(inst.T):
+            n = int(nodes[j, t])
+            allocations.append(Allocation(
+                job_id=job.job_id, slot=t, nodes=n, action=_action(prev, n),
+                expected_throughput=job.rate(n),
+                expected_progress=float(p[j, t] * job.remaining_work)))
+            prev = n
+        etcs.append(JobEtc(job.job_id, etc_seconds(inst, j, list(nodes[j])),
+                           etc_seconds(inst, j, [job.requested_nodes] * inst.T)))
+    return Plan(policy=policy, solver=solver, status=status, objective=score(inst, nodes),
+                allocations=allocations, jobs=etcs, solve_seconds=solve_seconds,
+                build_seconds=build_seconds, reason=reason, best_bound=best_bound,
+                mip_gap=mip_gap, solver_objective=solver_objective,
+                warnings=list(warnings or []))

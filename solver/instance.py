@@ -1,0 +1,255 @@
+"""Window instance (DESIGN §3.3) and plan (§3.4): dataclasses, JSON in and out, validation."""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+ACTIONS = ("start", "scale_up", "scale_down", "keep", "stop", "wait")
+
+
+class InvalidInstance(ValueError):
+    """The instance is not usable; the message is one line naming the job and field."""
+
+
+@dataclass
+class Job:
+    job_id: str
+    min_nodes: int
+    max_nodes: int
+    remaining_work: float
+    total_work: float
+    throughput: dict[int, float]
+    requested_nodes: int | None = None
+    current_nodes: int = 0
+    weight: float = 1.0
+    waiting_seconds: float = 0.0
+    rescale_seconds: float = 30.0
+    allowed_nodes: list[int] | None = None
+
+    def __post_init__(self) -> None:
+        if self.requested_nodes is None:
+            self.requested_nodes = self.min_nodes
+        if self.allowed_nodes is None:
+            self.allowed_nodes = list(range(self.min_nodes, self.max_nodes + 1))
+
+    @property
+    def allowed(self) -> list[int]:
+        return self.allowed_nodes or []
+
+    def rate(self, n: int) -> float:
+        return self.throughput[n] if n > 0 else 0.0
+
+
+@dataclass
+class Instance:
+    jobs: list[Job]
+    capacity: list[int]
+    slot_seconds: float = 600.0
+    num_slots: int = 6
+    discount: float = 0.9
+    aging_seconds: float = 3600.0
+    window_start: str | None = None
+
+    @property
+    def T(self) -> int:  # noqa: N802 - the model's notation
+        return self.num_slots
+
+    # ---- JSON -----------------------------------------------------------------------------
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Instance:
+        if not isinstance(data, dict):
+            raise InvalidInstance("instance: expected a JSON object")
+        known = {"window_start", "slot_seconds", "num_slots", "capacity", "discount",
+                 "aging_seconds", "jobs"}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise InvalidInstance(f"instance: unknown key {unknown[0]!r}")
+        for key in ("capacity", "jobs"):
+            if key not in data:
+                raise InvalidInstance(f"instance: missing {key!r}")
+        num_slots = _int(data.get("num_slots", 6), "instance", "num_slots", low=1)
+        cap = data["capacity"]
+        if isinstance(cap, list):
+            if len(cap) != num_slots:
+                raise InvalidInstance(f"instance: capacity has {len(cap)} entries, "
+                                      f"num_slots is {num_slots}")
+            capacity = [_int(c, "instance", "capacity", low=0) for c in cap]
+        else:
+            capacity = [_int(cap, "instance", "capacity", low=0)] * num_slots
+        if not isinstance(data["jobs"], list):
+            raise InvalidInstance("instance: jobs must be a list")
+        jobs = [_job(j, i) for i, j in enumerate(data["jobs"])]
+        seen: set[str] = set()
+        for j in jobs:
+            if j.job_id in seen:
+                raise InvalidInstance(f"job {j.job_id}: job_id appears twice")
+            seen.add(j.job_id)
+        inst = cls(jobs=jobs, capacity=capacity,
+                   slot_seconds=_num(data.get("slot_seconds", 600.0), "instance", "slot_seconds",
+                                     positive=True),
+                   num_slots=num_slots,
+                   discount=_num(data.get("discount", 0.9), "instance", "discount",
+                                 positive=True),
+                   aging_seconds=_num(data.get("aging_seconds", 3600.0), "instance",
+                                      "aging_seconds", positive=True),
+                   window_start=data.get("window_start"))
+        if inst.discount > 1:
+            raise InvalidInstance(f"instance: discount must be in (0, 1], got {inst.discount}")
+        return inst
+
+    @classmethod
+    def from_json(cls, text: str) -> Instance:
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as err:
+            raise InvalidInstance(f"instance: not valid JSON ({err.msg} at line {err.lineno})"
+                                  ) from None
+        return cls.from_dict(data)
+
+    def to_dict(self) -> dict[str, Any]:
+        cap: int | list[int] = self.capacity
+        if len(set(self.capacity)) == 1:
+            cap = self.capacity[0]
+        jobs = []
+        for j in self.jobs:
+            d = asdict(j)
+            d["throughput"] = {str(n): v for n, v in j.throughput.items()}
+            jobs.append(d)
+        return {"window_start": self.window_start, "slot_seconds": self.slot_seconds,
+                "num_slots": self.num_slots, "capacity": cap, "discount": self.discount,
+                "aging_seconds": self.aging_seconds, "jobs": jobs}
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), indent=1)
+
+
+def _int(v: Any, where: str, name: str, low: int | None = None) -> int:
+    if isinstance(v, bool) or not isinstance(v, int | float) or not float(v).is_integer():
+        raise InvalidInstance(f"{where}: {name} must be a whole number, got {v!r}")
+    if low is not None and v < low:
+        raise InvalidInstance(f"{where}: {name} must be at least {low}, got {int(v)}")
+    return int(v)
+
+
+def _num(v: Any, where: str, name: str, positive: bool = False, nonneg: bool = False) -> float:
+    if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v):
+        raise InvalidInstance(f"{where}: {name} must be a number, got {v!r}")
+    if positive and v <= 0:
+        raise InvalidInstance(f"{where}: {name} must be > 0, got {v}")
+    if nonneg and v < 0:
+        raise InvalidInstance(f"{where}: {name} must be ≥ 0, got {v}")
+    return float(v)
+
+
+JOB_KEYS = {"job_id", "min_nodes", "max_nodes", "requested_nodes", "current_nodes",
+            "remaining_work", "total_work", "weight", "waiting_seconds", "rescale_seconds",
+            "throughput", "allowed_nodes"}
+
+
+def _job(d: Any, i: int) -> Job:
+    if not isinstance(d, dict):
+        raise InvalidInstance(f"jobs[{i}]: expected an object")
+    jid = d.get("job_id")
+    if not isinstance(jid, str) or not jid:
+        raise InvalidInstance(f"jobs[{i}]: missing job_id")
+    w = f"job {jid}"
+    unknown = sorted(set(d) - JOB_KEYS)
+    if unknown:
+        raise InvalidInstance(f"{w}: unknown key {unknown[0]!r}")
+    for key in ("min_nodes", "max_nodes", "remaining_work", "total_work", "throughput"):
+        if key not in d:
+            raise InvalidInstance(f"{w}: missing {key}")
+    lo = _int(d["min_nodes"], w, "min_nodes", low=1)
+    hi = _int(d["max_nodes"], w, "max_nodes", low=1)
+    if lo > hi:
+        raise InvalidInstance(f"{w}: min_nodes {lo} > max_nodes {hi}")
+    req = _int(d.get("requested_nodes", lo), w, "requested_nodes")
+    if not lo <= req <= hi:
+        raise InvalidInstance(f"{w}: requested_nodes {req} outside [{lo}, {hi}]")
+    cur = _int(d.get("current_nodes", 0), w, "current_nodes", low=0)
+    rem = _num(d["remaining_work"], w, "remaining_work", nonneg=True)
+    tot = _num(d["total_work"], w, "total_work", positive=True)
+    if rem > tot * (1 + 1e-9):
+        raise InvalidInstance(f"{w}: remaining_work {rem} > total_work {tot}")
+    raw_tp = d["throughput"]
+    if not isinstance(raw_tp, dict):
+        raise InvalidInstance(f"{w}: throughput must map node counts to samples/s")
+    tp: dict[int, float] = {}
+    for k, v in raw_tp.items():
+        try:
+            n = int(k)
+        except (TypeError, ValueError):
+            raise InvalidInstance(f"{w}: throughput key {k!r} is not a node count") from None
+        tp[n] = _num(v, w, f"throughput[{n}]", positive=True)
+    allowed = d.get("allowed_nodes")
+    if allowed is None:
+        allowed = list(range(lo, hi + 1))
+    else:
+        if not isinstance(allowed, list) or not allowed:
+            raise InvalidInstance(f"{w}: allowed_nodes must be a non-empty list")
+        allowed = sorted({_int(a, w, "allowed_nodes", low=1) for a in allowed})
+        bad = [a for a in allowed if not lo <= a <= hi]
+        if bad:
+            raise InvalidInstance(f"{w}: allowed_nodes {bad[0]} outside [{lo}, {hi}]")
+    missing = [n for n in allowed if n not in tp]
+    if missing:
+        raise InvalidInstance(f"{w}: no throughput for allowed node count {missing[0]}")
+    if cur > 0 and cur not in allowed:
+        raise InvalidInstance(f"{w}: current_nodes {cur} is not an allowed node count")
+    return Job(job_id=jid, min_nodes=lo, max_nodes=hi, requested_nodes=req, current_nodes=cur,
+               remaining_work=rem, total_work=tot,
+               weight=_num(d.get("weight", 1.0), w, "weight", positive=True),
+               waiting_seconds=_num(d.get("waiting_seconds", 0.0), w, "waiting_seconds",
+                                    nonneg=True),
+               rescale_seconds=_num(d.get("rescale_seconds", 30.0), w, "rescale_seconds",
+                                    nonneg=True),
+               throughput=tp, allowed_nodes=allowed)
+
+
+@dataclass
+class Allocation:
+    job_id: str
+    slot: int
+    nodes: int
+    action: str
+    expected_throughput: float
+    expected_progress: float
+
+
+@dataclass
+class JobEtc:
+    job_id: str
+    etc_seconds: float
+    static_etc_seconds: float
+
+
+@dataclass
+class Plan:
+    policy: str
+    solver: str
+    status: str
+    objective: float
+    allocations: list[Allocation]
+    jobs: list[JobEtc]
+    solve_seconds: float = 0.0
+    reason: str = ""
+    best_bound: float | None = None
+    mip_gap: float | None = None
+    build_seconds: float = 0.0
+    solver_objective: float | None = None   # what the solver itself reported
+    warnings: list[str] = field(default_factory=list)
+
+    def nodes_by_job(self) -> dict[str, list[int]]:
+        out: dict[str, list[int]] = {}
+        for a in sorted(self.allocations, key=lambda a: a.slot):
+            out.setdefault(a.job_id, []).append(a.nodes)
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), indent=1)

@@ -1,0 +1,99 @@
+"""One interface for every policy: `plan(instance, policy, settings) -> Plan`."""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass
+from functools import cache
+
+import numpy as np
+
+from solver import backends
+from solver.baselines import simulate_policy
+from solver.capacity import preemptible_jobs
+from solver.evaluate import make_plan, violations
+from solver.instance import Instance, Plan
+from solver.model import build
+
+log = logging.getLogger(__name__)
+
+POLICIES = ("mip", "greedy", "fifo")
+SOLVERS = ("auto", "gurobi", "highs")
+
+
+@dataclass
+class Settings:
+    solver: str = "auto"
+    time_limit: float = 10.0
+    gap: float = 1e-4
+    threads: int = 1
+    preemption: bool = False
+    warm_start: bool = True
+
+
+@cache
+def _gurobi_ok() -> bool:
+    return backends.gurobi_available()
+
+
+def plan(inst: Instance, policy: str = "mip", settings: Settings | None = None) -> Plan:
+    settings = settings or Settings()
+    if policy not in POLICIES:
+        raise ValueError(f"unknown policy {policy!r}; use one of {', '.join(POLICIES)}")
+    released, warnings = preemptible_jobs(inst)
+    if policy in ("greedy", "fifo"):
+        start = time.perf_counter()
+        nodes = simulate_policy(inst, policy, released)
+        return make_plan(inst, nodes, policy=policy, solver=policy, status="optimal",
+                         solve_seconds=time.perf_counter() - start, warnings=warnings,
+                         reason="baseline")
+    return _plan_mip(inst, settings, released, warnings)
+
+
+def _plan_mip(inst: Instance, s: Settings, released: set[str], warnings: list[str]) -> Plan:
+    greedy_nodes = simulate_policy(inst, "greedy", released)
+    model = build(inst, released=released, preemption=s.preemption)
+    warm = model.solution_from_nodes(inst, greedy_nodes) if s.warm_start else None
+    if warm is not None and violations(inst, greedy_nodes, preemptible=released):
+        warm = None  # greedy could not keep every rule (capacity fell); no warm start
+    reason = ""
+    result = None
+    use_gurobi = s.solver == "gurobi" or (s.solver == "auto" and _gurobi_ok())
+    if use_gurobi:
+        try:
+            result = backends.solve_gurobi(model, time_limit=s.time_limit, gap=s.gap,
+                                           threads=s.threads, warm_start=warm)
+            solver = "gurobi"
+        except backends.LicenceTooSmall as err:
+            reason = str(err)
+            if s.solver == "gurobi":
+                log.warning("%s; using HiGHS", reason)
+    elif s.solver == "auto":
+        reason = "gurobipy not importable"
+    if result is None:
+        result = backends.solve_highs(model, time_limit=s.time_limit, gap=s.gap,
+                                      threads=s.threads, warm_start=warm)
+        solver = "highs"
+    if result.status == "failed" or result.x is None:
+        why = "; ".join(r for r in (reason, result.detail, "no incumbent: greedy plan") if r)
+        return make_plan(inst, greedy_nodes, policy="mip", solver="greedy", status="fallback",
+                         solve_seconds=result.seconds, build_seconds=model.build_seconds,
+                         reason=why, warnings=warnings)
+    nodes = model.nodes_from_solution(result.x)
+    p = make_plan(inst, nodes, policy="mip", solver=solver, status=result.status,
+                  solve_seconds=result.seconds, build_seconds=model.build_seconds,
+                  reason=reason or f"{solver} chosen", best_bound=result.best_bound,
+                  mip_gap=result.gap, solver_objective=result.objective, warnings=warnings)
+    greedy_plan_obj = make_plan(inst, greedy_nodes, policy="greedy", solver="greedy",
+                                status="optimal").objective
+    if p.objective < greedy_plan_obj - 1e-9 * max(1.0, abs(greedy_plan_obj)) and not \
+            violations(inst, greedy_nodes, preemptible=released):
+        # only on a time limit with a poor incumbent: greedy is feasible and better
+        log.info("solver incumbent below greedy (%s < %s); returning greedy", p.objective,
+                 greedy_plan_obj)
+        return make_plan(inst, np.asarray(greedy_nodes), policy="mip", solver="greedy",
+                         status="fallback", solve_seconds=result.seconds,
+                         build_seconds=model.build_seconds,
+                         reason=f"{solver} incumbent worse than greedy", warnings=warnings)
+    return p

@@ -1,0 +1,149 @@
+"""The window MIP against exhaustive enumeration, across backends, and its invariants."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from solver.backends import gurobi_available
+from solver.evaluate import score, violations
+from solver.generate import random_instance
+from solver.instance import Instance, InvalidInstance, Job
+from solver.model import build
+from solver.policies import Settings, plan
+
+needs_gurobi = pytest.mark.skipif(not gurobi_available(), reason="gurobipy not installed")
+
+
+def tiny_instance(seed: int, n_jobs: int, slots: int) -> Instance:
+    rng = np.random.default_rng(seed)
+    jobs = []
+    for i in range(n_jobs):
+        allowed = sorted(rng.choice([1, 2, 3, 4], size=2, replace=False).tolist())
+        f1 = float(rng.uniform(100, 1000))
+        s = float(rng.uniform(0.0, 0.4))
+        tp = {n: f1 * n / (1 + s * (n - 1)) for n in allowed}
+        total = float(rng.uniform(0.3, 3.0)) * tp[allowed[-1]] * 600
+        running = rng.random() < 0.4
+        jobs.append(Job(job_id=f"j{i}", min_nodes=allowed[0], max_nodes=allowed[-1],
+                        remaining_work=total * (float(rng.uniform(0.2, 1)) if running else 1),
+                        total_work=total, throughput=tp, allowed_nodes=allowed,
+                        current_nodes=allowed[int(rng.integers(2))] if running else 0,
+                        waiting_seconds=float(rng.uniform(0, 3600)),
+                        rescale_seconds=float(rng.choice([0.0, 30.0, 120.0])),
+                        weight=float(rng.choice([1.0, 2.0]))))
+    cap = max(sum(j.current_nodes for j in jobs), int(rng.integers(2, 7)))
+    return Instance(jobs=jobs, capacity=[cap] * slots, num_slots=slots, slot_seconds=600)
+
+
+def enumerate_best(inst: Instance) -> float:
+    options = [[0, *job.allowed] for job in inst.jobs]
+    best = -np.inf
+    J, T = len(inst.jobs), inst.T
+    for combo in itertools.product(*(options[j] for j in range(J) for _ in range(T))):
+        nodes = np.array(combo, dtype=int).reshape(J, T)
+        if (nodes.sum(axis=0) > np.array(inst.capacity)).any():
+            continue
+        if violations(inst, nodes):
+            continue
+        best = max(best, score(inst, nodes))
+    return best
+
+
+@pytest.mark.parametrize("seed", range(14))
+def test_mip_equals_enumeration_on_tiny_instances(seed):
+    n_jobs, slots = [(1, 3), (2, 2), (2, 3), (3, 2), (3, 3)][seed % 5]
+    inst = tiny_instance(seed, n_jobs, slots)
+    best = enumerate_best(inst)
+    p = plan(inst, "mip", Settings(solver="highs", gap=1e-9))
+    assert p.status == "optimal"
+    assert p.objective == pytest.approx(best, rel=1e-6, abs=1e-9)
+    assert not violations(inst, np.array(list(p.nodes_by_job().values())))
+
+
+@needs_gurobi
+@pytest.mark.parametrize("seed", range(30))
+def test_gurobi_and_highs_agree(seed):
+    inst = random_instance(6 + seed % 5, num_slots=3 + seed % 4, seed=seed, max_allowed=4)
+    m = build(inst)
+    assert m.num_vars <= 2000 and m.num_rows <= 2000, "instance must fit the restricted licence"
+    g = plan(inst, "mip", Settings(solver="gurobi", gap=1e-9))
+    h = plan(inst, "mip", Settings(solver="highs", gap=1e-9))
+    assert (g.solver, h.solver) == ("gurobi", "highs")
+    assert g.objective == pytest.approx(h.objective, rel=1e-6)
+    for p in (g, h):
+        # the solver's own objective and the scoring function agree
+        assert p.solver_objective == pytest.approx(p.objective, rel=1e-6, abs=1e-9)
+
+
+def test_solver_objective_matches_score_on_larger_instance():
+    inst = random_instance(60, seed=5)
+    p = plan(inst, "mip", Settings(solver="highs"))
+    assert p.status == "optimal"
+    assert p.solver_objective == pytest.approx(p.objective, rel=1e-5)
+
+
+def test_auto_falls_back_to_highs_when_licence_too_small():
+    inst = random_instance(120, seed=1)
+    assert build(inst).num_vars > 2000
+    p = plan(inst, "mip", Settings(solver="auto"))
+    assert p.solver == "highs"
+    if gurobi_available():
+        assert "restricted licence" in p.reason
+
+
+def test_capacity_below_running_minimums_preempts_latest():
+    inst = Instance.from_dict({"capacity": 4, "num_slots": 2, "jobs": [
+        {"job_id": "old", "min_nodes": 2, "max_nodes": 4, "current_nodes": 4,
+         "remaining_work": 1e7, "total_work": 1e7, "throughput": {"2": 10, "3": 14, "4": 18}},
+        {"job_id": "new", "min_nodes": 3, "max_nodes": 3, "current_nodes": 3,
+         "remaining_work": 1e7, "total_work": 1e7, "throughput": {"3": 10}},
+    ]})
+    for policy in ("mip", "greedy", "fifo"):
+        p = plan(inst, policy)
+        nodes = p.nodes_by_job()
+        assert nodes["new"] == [0, 0] and nodes["old"][0] >= 2, policy
+        assert any("job new may be preempted" in w for w in p.warnings)
+        assert all(sum(n[t] for n in nodes.values()) <= 4 for t in range(2))
+
+
+@pytest.mark.parametrize("bad, message", [
+    ({"min_nodes": 4, "max_nodes": 2}, "job a: min_nodes 4 > max_nodes 2"),
+    ({"remaining_work": -1}, "job a: remaining_work must be ≥ 0, got -1"),
+    ({"throughput": {"1": 5}}, "job a: no throughput for allowed node count 2"),
+    ({"colour": "red"}, "job a: unknown key 'colour'"),
+    ({"current_nodes": 7}, "job a: current_nodes 7 is not an allowed node count"),
+])
+def test_invalid_instances_name_job_and_field(bad, message):
+    job = {"job_id": "a", "min_nodes": 1, "max_nodes": 2, "remaining_work": 5,
+           "total_work": 10, "throughput": {"1": 1, "2": 2}} | bad
+    with pytest.raises(InvalidInstance) as err:
+        Instance.from_dict({"capacity": 4, "jobs": [job]})
+    assert str(err.value) == message
+
+
+def test_capacity_list_must_match_slots():
+    with pytest.raises(InvalidInstance, match="capacity has 2 entries, num_slots is 3"):
+        Instance.from_dict({"capacity": [1, 2], "num_slots": 3, "jobs": []})
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10_000), n_jobs=st.integers(1, 8), slots=st.integers(1, 4))
+def test_every_policy_respects_the_rules_and_mip_beats_greedy(seed, n_jobs, slots):
+    inst = random_instance(n_jobs, num_slots=slots, seed=seed, max_allowed=3)
+    plans = {pol: plan(inst, pol, Settings(solver="highs", gap=1e-7))
+             for pol in ("mip", "greedy", "fifo")}
+    for pol, p in plans.items():
+        nodes = np.array([p.nodes_by_job()[j.job_id] for j in inst.jobs])
+        assert not violations(inst, nodes), (pol, violations(inst, nodes))
+        for a in p.allocations:
+            assert a.expected_progress <= next(
+                j.remaining_work for j in inst.jobs if j.job_id == a.job_id) + 1e-6
+    assert plans["mip"].objective >= plans["greedy"].objective - 1e-7 * abs(
+        plans["greedy"].objective)
+    assert plans["mip"].objective >= plans["fifo"].objective - 1e-7 * abs(
+        plans["fifo"].objective)
