@@ -168,3 +168,21 @@ def test_optional_columns_may_be_absent(con, tmp_path):
     assert [(r.status, r.rows_loaded) for r in results] == [("loaded", 2), ("loaded", 1)]
     assert con.execute("SELECT job_id, status, weight, tenant FROM jobs ORDER BY 1").fetchall() == [
         ("a", "running", 1.0, None), ("b", "queued", 1.0, None)]
+
+
+def test_the_warehouse_wins_over_a_later_file(con, tmp_path):
+    first = tmp_path / "a.csv"
+    first.write_text(EVENTS_HEADER + "j1,2026-12-01T10:00:00Z,submitted,,1,4,2,100,1,m,t\n"
+                                     "j1,2026-12-01T10:05:00Z,started,2,,,,,,,\n")
+    second = tmp_path / "b.csv"
+    # an earlier-dated submission and start of the same job arrive in a later file
+    second.write_text(EVENTS_HEADER + "j1,2026-12-01T09:00:00Z,submitted,,1,8,2,100,1,m,t\n"
+                                      "j1,2026-12-01T09:01:00Z,started,4,,,,,,,\n"
+                                      "j1,2026-12-01T10:30:00Z,completed,,,,,,,,\n")
+    ingest_file(con, first)
+    r = ingest_file(con, second)
+    assert rejects(con, r.file_id) == {
+        2: "job j1 already submitted at 2026-12-01T10:00:00Z",
+        3: "out of order: started at 2026-12-01T09:01:00Z is before the job was submitted "
+           "at 2026-12-01T10:00:00Z"}
+    assert con.execute("SELECT status, max_nodes FROM jobs").fetchone() == ("completed", 4)

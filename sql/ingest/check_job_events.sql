@@ -24,11 +24,14 @@ WHERE stage.reason IS NULL AND e.job_id = stage.job_id AND e.event = stage.event
 -- A job is submitted once.
 UPDATE stage SET reason = 'job ' || stage.job_id || ' already submitted at ' || strftime(s.first_time, '%Y-%m-%dT%H:%M:%SZ')
 FROM (
-    SELECT job_id, min(event_time) AS first_time, arg_min(src_row, (event_time, src_row)) AS first_src
+    -- what the warehouse holds comes first, then this file's rows by time
+    SELECT job_id, arg_min(event_time, (is_new, event_time, src_row)) AS first_time,
+           arg_min(src_row, (is_new, event_time, src_row)) AS first_src
     FROM (
-        SELECT job_id, event_time, -1 AS src_row FROM job_events WHERE event = 'submitted'
+        SELECT job_id, event_time, -1 AS src_row, 0 AS is_new FROM job_events
+        WHERE event = 'submitted' AND job_id IN (SELECT job_id FROM stage)
         UNION ALL
-        SELECT job_id, event_time, _row FROM stage WHERE reason IS NULL AND event = 'submitted'
+        SELECT job_id, event_time, _row, 1 FROM stage WHERE reason IS NULL AND event = 'submitted'
     ) GROUP BY job_id
 ) s
 WHERE stage.reason IS NULL AND stage.event = 'submitted' AND stage.job_id = s.job_id
@@ -39,20 +42,20 @@ WHERE stage.reason IS NULL AND stage.event = 'submitted' AND stage.job_id = s.jo
 -- The lifecycle of each job, from good rows already loaded and good rows of this file.
 CREATE OR REPLACE TEMP TABLE job_life AS
 WITH ev AS (
-    SELECT job_id, event, event_time, min_nodes, max_nodes, -1 AS src_row FROM job_events
-    WHERE job_id IN (SELECT job_id FROM stage)
+    SELECT job_id, event, event_time, min_nodes, max_nodes, -1 AS src_row, 0 AS is_new
+    FROM job_events WHERE job_id IN (SELECT job_id FROM stage)
     UNION ALL
-    SELECT job_id, event, event_time, min_nodes, max_nodes, _row FROM stage WHERE reason IS NULL
+    SELECT job_id, event, event_time, min_nodes, max_nodes, _row, 1 FROM stage WHERE reason IS NULL
 )
 SELECT job_id,
        min(event_time) FILTER (WHERE event = 'submitted') AS submit_time,
        any_value(min_nodes) FILTER (WHERE event = 'submitted') AS job_min,
        any_value(max_nodes) FILTER (WHERE event = 'submitted') AS job_max,
-       min(event_time) FILTER (WHERE event = 'started') AS start_time,
-       arg_min(src_row, (event_time, src_row)) FILTER (WHERE event = 'started') AS start_src,
-       min(event_time) FILTER (WHERE event IN ('completed', 'failed', 'cancelled')) AS end_time,
-       arg_min(event, (event_time, src_row)) FILTER (WHERE event IN ('completed', 'failed', 'cancelled')) AS end_event,
-       arg_min(src_row, (event_time, src_row)) FILTER (WHERE event IN ('completed', 'failed', 'cancelled')) AS end_src
+       arg_min(event_time, (is_new, event_time, src_row)) FILTER (WHERE event = 'started') AS start_time,
+       arg_min(src_row, (is_new, event_time, src_row)) FILTER (WHERE event = 'started') AS start_src,
+       arg_min(event_time, (is_new, event_time, src_row)) FILTER (WHERE event IN ('completed', 'failed', 'cancelled')) AS end_time,
+       arg_min(event, (is_new, event_time, src_row)) FILTER (WHERE event IN ('completed', 'failed', 'cancelled')) AS end_event,
+       arg_min(src_row, (is_new, event_time, src_row)) FILTER (WHERE event IN ('completed', 'failed', 'cancelled')) AS end_src
 FROM ev GROUP BY job_id;
 
 UPDATE stage SET reason = CASE
