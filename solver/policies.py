@@ -7,12 +7,10 @@ import time
 from dataclasses import dataclass
 from functools import cache
 
-import numpy as np
-
 from solver import backends
 from solver.baselines import simulate_policy
 from solver.capacity import preemptible_jobs
-from solver.evaluate import make_plan, violations
+from solver.evaluate import make_plan, score, violations
 from solver.instance import Instance, Plan
 from solver.model import build
 
@@ -54,9 +52,9 @@ def plan(inst: Instance, policy: str = "mip", settings: Settings | None = None) 
 def _plan_mip(inst: Instance, s: Settings, released: set[str], warnings: list[str]) -> Plan:
     greedy_nodes = simulate_policy(inst, "greedy", released)
     model = build(inst, released=released, preemption=s.preemption)
-    warm = model.solution_from_nodes(inst, greedy_nodes) if s.warm_start else None
-    if warm is not None and violations(inst, greedy_nodes, preemptible=released):
-        warm = None  # greedy could not keep every rule (capacity fell); no warm start
+    # greedy may break a rule when capacity falls; then it is neither warm start nor fallback
+    greedy_ok = not violations(inst, greedy_nodes, preemptible=released)
+    warm = model.solution_from_nodes(inst, greedy_nodes) if s.warm_start and greedy_ok else None
     reason = ""
     result = None
     use_gurobi = s.solver == "gurobi" or (s.solver == "auto" and _gurobi_ok())
@@ -85,14 +83,12 @@ def _plan_mip(inst: Instance, s: Settings, released: set[str], warnings: list[st
                   solve_seconds=result.seconds, build_seconds=model.build_seconds,
                   reason=reason or f"{solver} chosen", best_bound=result.best_bound,
                   mip_gap=result.gap, solver_objective=result.objective, warnings=warnings)
-    greedy_plan_obj = make_plan(inst, greedy_nodes, policy="greedy", solver="greedy",
-                                status="optimal").objective
-    if p.objective < greedy_plan_obj - 1e-9 * max(1.0, abs(greedy_plan_obj)) and not \
-            violations(inst, greedy_nodes, preemptible=released):
+    greedy_score = score(inst, greedy_nodes)
+    if greedy_ok and p.objective < greedy_score - 1e-9 * max(1.0, abs(greedy_score)):
         # only on a time limit with a poor incumbent: greedy is feasible and better
         log.info("solver incumbent below greedy (%s < %s); returning greedy", p.objective,
-                 greedy_plan_obj)
-        return make_plan(inst, np.asarray(greedy_nodes), policy="mip", solver="greedy",
+                 greedy_score)
+        return make_plan(inst, greedy_nodes, policy="mip", solver="greedy",
                          status="fallback", solve_seconds=result.seconds,
                          build_seconds=model.build_seconds,
                          reason=f"{solver} incumbent worse than greedy", warnings=warnings)
