@@ -204,11 +204,14 @@ def _stage(con: duckdb.DuckDBPyConnection, path: Path, feed_name: str | None,
     if feed is JOB_EVENTS:
         con.execute(load_query("ingest/check_job_events", "duplicates"))
         order = load_query("ingest/check_job_events", "order")
+        counts = load_query("ingest/inspect", "stage_counts")
+        before = con.execute(counts).fetchone()
         for _ in range(20):
-            before = con.execute(load_query("ingest/inspect", "stage_counts")).fetchone()
             con.execute(order)
-            if con.execute(load_query("ingest/inspect", "stage_counts")).fetchone() == before:
+            after = con.execute(counts).fetchone()
+            if after == before:
                 break
+            before = after
     else:
         con.execute(load_sql(f"ingest/check_{feed.name}"))
     return feed

@@ -8,6 +8,8 @@ import re
 from functools import cache
 from importlib import resources
 
+import duckdb
+
 _NAME_LINE = re.compile(r"^-- name: (\w+)\s*$", re.MULTILINE)
 
 
@@ -38,11 +40,10 @@ def migrations() -> list[tuple[int, str, str]]:
     return sorted(found)
 
 
-def run_script(con, sql: str, params: dict | None = None):
+def run_script(con: duckdb.DuckDBPyConnection, sql: str, params: dict | None = None
+               ) -> duckdb.DuckDBPyConnection | None:
     """Run every statement of `sql` in turn, each with the parameters it names; return the
     result of the last one."""
-    import duckdb
-
     result = None
     for statement in duckdb.extract_statements(sql):
         wanted = {k: v for k, v in (params or {}).items() if k in statement.named_parameters}
