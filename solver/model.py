@@ -175,13 +175,20 @@ def build(inst: Instance, *, released: set[str] | None = None,
         sel2 = keep[job_of[e_all]] & (t_all > 0)
         base2 = n_rows + rank[job_of[e_all[sel2]]] * (T - 1) + t_all[sel2] - 1
         add(base2, x_idx[sel2], -np.ones(sel2.sum()))
-        # cumulative progress: p̃[j,t'] for t' ≤ t
+        # cumulative progress: p̃[j,t'] for t' ≤ t. A job that cannot have finished by the end
+        # of slot t even at its fastest size has Σ p̃ < 1 there, so the row reads
+        # on[t] ≤ on[t+1]; writing it so is the same for integer solutions and a far tighter
+        # relaxation.
+        fastest = np.zeros(J)
+        np.maximum.at(fastest, job_of, f * delta)
+        max_share = fastest / safe_R
         jj, tt, tp = [], [], []
         for t in range(T - 1):
+            can_finish = jobs_np[(t + 1) * max_share[jobs_np] >= 1.0 - 1e-9]
             for t2 in range(t + 1):
-                jj.append(jobs_np)
-                tt.append(np.full(jobs_np.size, t))
-                tp.append(np.full(jobs_np.size, t2))
+                jj.append(can_finish)
+                tt.append(np.full(can_finish.size, t))
+                tp.append(np.full(can_finish.size, t2))
         if jobs_np.size:
             jj_a, tt_a, tp_a = np.concatenate(jj), np.concatenate(tt), np.concatenate(tp)
             add(n_rows + rank[jj_a] * (T - 1) + tt_a, 2 * X + jj_a * T + tp_a,
