@@ -166,6 +166,96 @@ def summary(warehouse: WarehouseOpt = None) -> None:
     _print_summary(warehouse_summary(con))
 
 
+@app.command()
+def estimate(warehouse: WarehouseOpt = None) -> None:
+    """Fit a throughput curve for every job from its samples (replaces throughput_curves)."""
+    from warehouse.connection import connect
+    from warehouse.estimate import estimate as run_estimate
+
+    con = connect(warehouse)
+    with out.status("estimating throughput curves…"):
+        counts = run_estimate(con)
+    con.close()
+    table = Table(title="throughput curves")
+    table.add_column("source")
+    table.add_column("jobs", justify="right")
+    for source in ("job", "model", "global"):
+        table.add_row(source, f"{counts.get(source, 0):,}")
+    out.print(table)
+    out.print(f"{counts.get('curve rows', 0):,} curve rows in {counts['seconds']} s; "
+              "see the views throughput_curves and scaling_efficiency")
+
+
+import_app = typer.Typer(no_args_is_help=True, help="Turn public traces into platform logs.")
+app.add_typer(import_app, name="import")
+
+ProfilesOpt = Annotated[Path, typer.Option(
+    "--profiles", help="Folder of measured profiles (…/pollux/traces).")]
+
+
+def _parse_time(text: str, option: str):
+    from datetime import UTC, datetime
+
+    try:
+        t = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        raise EtplanError(f"{option} {text!r}: not an ISO 8601 time "
+                          "(e.g. 2017-10-09T06:00:00Z)") from None
+    return t if t.tzinfo else t.replace(tzinfo=UTC)
+
+
+def _print_written(written: dict[str, Path]) -> None:
+    for name, path in written.items():
+        out.print(f"{name:<19} {path}")
+
+
+def _check_profiles(profiles: Path) -> None:
+    if not (profiles / "cifar10" / "placements.csv").is_file():
+        raise EtplanError(f"--profiles {profiles}: no measured profiles here "
+                          "(expected <model>/placements.csv, e.g. ../shared/data/pollux/traces)")
+
+
+@import_app.command("pollux")
+def import_pollux_cmd(
+    workload: Annotated[Path, typer.Option(help="A Pollux workload-<k>.csv.")],
+    profiles: ProfilesOpt,
+    out_dir: Annotated[Path, typer.Option("--out", help="Folder for the logs.")],
+    seed: Annotated[int, typer.Option(help="Seed of the measurement noise.")] = 0,
+    start: Annotated[str, typer.Option(help="Time of the workload's second 0.")
+                     ] = "2026-01-05T00:00:00Z",
+    capacity: Annotated[int, typer.Option(min=1, help="Pool size (GPUs).")] = 64,
+) -> None:
+    """A Pollux workload as platform logs, with each job's true curve in truth.json."""
+    from warehouse.importers import import_pollux
+
+    _check_profiles(profiles)
+    _print_written(import_pollux(workload, profiles, out_dir, seed=seed,
+                                 start=_parse_time(start, "--start"), capacity=capacity))
+
+
+@import_app.command("philly")
+def import_philly_cmd(
+    trace: Annotated[Path, typer.Option(help="philly.csv of the Pollux artifact.")],
+    start: Annotated[str, typer.Option(help="Slice start, ISO 8601 (the trace is Oct–Dec 2017).")],
+    hours: Annotated[float, typer.Option(min=0.01, help="Slice length in hours.")],
+    out_dir: Annotated[Path, typer.Option("--out", help="Folder for the logs.")],
+    profiles: Annotated[Path | None, typer.Option(
+        "--profiles", help="Measured profiles (default: the trace's folder).")] = None,
+    jobs: Annotated[int | None, typer.Option(min=1, help="Sample this many jobs.")] = None,
+    seed: Annotated[int, typer.Option()] = 0,
+    capacity: Annotated[int, typer.Option(min=1)] = 64,
+) -> None:
+    """A slice of the Philly trace as platform logs, each job mapped to a measured model."""
+    from warehouse.importers import import_philly
+
+    if not trace.is_file():
+        raise EtplanError(f"--trace {trace}: no such file")
+    profiles = profiles or trace.parent
+    _check_profiles(profiles)
+    _print_written(import_philly(trace, profiles, out_dir, start=_parse_time(start, "--start"),
+                                 hours=hours, jobs=jobs, seed=seed, capacity=capacity))
+
+
 class Policy(StrEnum):
     mip = "mip"
     greedy = "greedy"

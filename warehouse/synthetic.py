@@ -311,7 +311,10 @@ def truth(trace: SynthTrace) -> dict:
         "start": trace.start.strftime("%Y-%m-%dT%H:%M:%SZ"),
         "log_end": _ts(trace.start, trace.horizon),
         "rescale_seconds": RESCALE_SECONDS,
-        "jobs": {j.job_id: {"f1": j.f1, "serial": j.serial} for j in trace.jobs},
+        "jobs": {j.job_id: {"f1": j.f1, "serial": j.serial,
+                            "throughput": {str(n): round(j.throughput(n), 6)
+                                           for n in range(j.min_nodes, j.max_nodes + 1)}}
+                 for j in trace.jobs},
     }
 
 
@@ -356,7 +359,7 @@ def inject_faults(rows: list[dict], fraction: float, rng: np.random.Generator, k
     return out
 
 
-def _write(rows: list[dict], columns: list[str], path: Path, fmt: str) -> Path:
+def write_rows(rows: list[dict], columns: list[str], path: Path, fmt: str) -> Path:
     path = path.with_suffix({"csv": ".csv", "jsonl": ".jsonl", "parquet": ".parquet"}[fmt])
     if fmt == "csv":
         with path.open("w", newline="", encoding="utf-8") as fh:
@@ -386,10 +389,10 @@ def write_logs(out: Path, n_jobs: int, seed: int, *, capacity: int = 64, load: f
     events = inject_faults(event_rows(trace), bad_rows, rng, "events")
     samples = inject_faults(sample_rows(trace, rng), bad_rows, rng, "samples")
     written = {
-        "job_events": _write(events, EVENT_COLUMNS, out / "job_events", fmts["job_events"]),
-        "throughput_samples": _write(samples, SAMPLE_COLUMNS, out / "throughput_samples",
+        "job_events": write_rows(events, EVENT_COLUMNS, out / "job_events", fmts["job_events"]),
+        "throughput_samples": write_rows(samples, SAMPLE_COLUMNS, out / "throughput_samples",
                                      fmts["throughput_samples"]),
-        "capacity": _write(capacity_rows(trace), CAPACITY_COLUMNS, out / "capacity",
+        "capacity": write_rows(capacity_rows(trace), CAPACITY_COLUMNS, out / "capacity",
                            fmts["capacity"]),
     }
     truth_path = out / "truth.json"
