@@ -21,6 +21,7 @@ test: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python bench/ingest.py
+	$(BIN)/python bench/estimation.py
 	$(BIN)/python bench/solver.py
 
 lint: $(STAMP)

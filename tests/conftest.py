@@ -27,3 +27,8 @@ def run_cli(*args: str, cwd: Path | None = None, env: dict | None = None
     full_env = {**os.environ, "COLUMNS": "200", **(env or {})}
     return subprocess.run([str(exe), *args], capture_output=True, text=True, cwd=cwd,
                           env=full_env, timeout=300)
+
+
+POLLUX = SHARED_DATA / "pollux"
+needs_pollux = pytest.mark.skipif(not (POLLUX / "traces" / "cifar10").is_dir(),
+                                  reason="../shared/data/pollux is absent")

@@ -1,0 +1,69 @@
+"""Throughput estimation: accuracy on the measured Pollux profiles and speed at scale.
+
+1. Accuracy: for each of the six models and each measured per-GPU batch, fit from the
+   measured throughput at 1, 2 and 4 GPUs only (through `etplan estimate`'s SQL) and predict
+   every other measured GPU count; median / mean absolute percentage error per model and
+   overall, beside a power-law fit (log-log least squares) of the same points.
+2. Speed: `estimate` over 100k jobs and 5M samples in a fresh warehouse.
+Figures go to bench/results/estimation.json.
+Run: `make bench` or `.venv/bin/python bench/estimation.py`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import tempfile
+import time
+from pathlib import Path
+
+from warehouse.connection import connect
+from warehouse.estimate import estimate
+from warehouse.estimate_accuracy import measure
+from warehouse.sqlfiles import load_query, run_script
+
+ROOT = Path(__file__).resolve().parent
+RESULTS = ROOT / "results"
+TRACES = ROOT.parent.parent / "shared" / "data" / "pollux" / "traces"
+
+
+def speed(jobs: int, samples: int) -> dict:
+    with tempfile.TemporaryDirectory() as tmp:
+        con = connect(Path(tmp) / "w.duckdb")
+        run_script(con, load_query("estimate/bench", "fill"), {"jobs": jobs, "samples": samples})
+        start = time.perf_counter()
+        counts = estimate(con)
+        seconds = time.perf_counter() - start
+        con.close()
+    return {"jobs": jobs, "samples": samples, "seconds": round(seconds, 3)} | {
+        k: v for k, v in counts.items() if k != "seconds"}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--jobs", type=int, default=100_000)
+    ap.add_argument("--samples", type=int, default=5_000_000)
+    args = ap.parse_args()
+    report: dict = {}
+    if (TRACES / "cifar10").is_dir():
+        table = measure(TRACES).table()
+        report["accuracy"] = table
+        print(f"{'model':<12}{'points':>7}{'amdahl median':>15}{'mean':>8}"
+              f"{'power median':>14}{'mean':>8}")
+        for r in table:
+            print(f"{r['model']:<12}{r['points']:>7}{r['amdahl_median_ape']:>15.1%}"
+                  f"{r['amdahl_mean_ape']:>8.1%}{r['power_median_ape']:>14.1%}"
+                  f"{r['power_mean_ape']:>8.1%}")
+    else:
+        print(f"accuracy skipped: {TRACES} is absent")
+    report["speed"] = speed(args.jobs, args.samples)
+    s = report["speed"]
+    print(f"\nestimate over {s['jobs']:,} jobs / {s['samples']:,} samples: {s['seconds']} s "
+          f"({s.get('curve rows', 0):,} curve rows)")
+    RESULTS.mkdir(exist_ok=True)
+    (RESULTS / "estimation.json").write_text(json.dumps(report, indent=1) + "\n")
+    print(f"written to {RESULTS / 'estimation.json'}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,92 @@
+"""Importers and estimation accuracy on the real Pollux data (skipped when it is absent)."""
+
+from __future__ import annotations
+
+import csv
+import json
+
+import numpy as np
+import pytest
+
+from tests.conftest import POLLUX, needs_pollux, run_cli
+from warehouse.connection import connect
+from warehouse.ingest import ingest_paths
+
+pytestmark = needs_pollux
+
+
+def step_time(model: str, placement: str, local_bsz: int) -> float:
+    with (POLLUX / "traces" / model / "placements.csv").open() as fh:
+        for row in csv.DictReader(fh):
+            if row["placement"] == placement and int(row["local_bsz"]) == local_bsz:
+                return float(row["step_time"])
+    raise AssertionError("not measured")
+
+
+def epochs_iterations(model: str, batch: int, epochs: int) -> int:
+    with (POLLUX / "traces" / model / f"validation-{batch}.csv").open() as fh:
+        return int(list(csv.DictReader(fh))[epochs - 1]["iteration"])
+
+
+def test_pollux_workload_6_by_hand(tmp_path):
+    out = tmp_path / "w6"
+    r = run_cli("import", "pollux", "--workload", str(POLLUX / "workloads" / "workload-6.csv"),
+                "--profiles", str(POLLUX / "traces"), "--out", str(out), "--seed", "1")
+    assert r.returncode == 0, r.stderr
+    con = connect(tmp_path / "w.duckdb")
+    results = ingest_paths(con, [out])
+    assert [r.rows_rejected for r in results] == [0, 0, 0]
+    assert con.execute("SELECT count(*) FROM jobs").fetchone()[0] == 160
+    jobs = {j: (w, lo, hi, req) for j, w, lo, hi, req in con.execute(
+        "SELECT job_id, total_work, min_nodes, max_nodes, requested_nodes FROM jobs").fetchall()}
+    truth = json.loads((out / "truth.json").read_text())["jobs"]
+    # cifar10-3: batch 4096 on 16 GPUs; at 4 GPUs each takes 1024, measured on one node ("4")
+    assert jobs["cifar10-3"] == (epochs_iterations("cifar10", 4096, 100) * 4096, 1, 64, 16)
+    assert truth["cifar10-3"]["throughput"]["4"] == pytest.approx(
+        4096 / step_time("cifar10", "4", 1024), rel=1e-6)
+    # ncf-6: batch 32768 on 1 GPU, measured at local_bsz 32768
+    assert jobs["ncf-6"] == (epochs_iterations("ncf", 32768, 10) * 32768, 1, 64, 1)
+    assert truth["ncf-6"]["throughput"]["1"] == pytest.approx(
+        32768 / step_time("ncf", "1", 32768), rel=1e-6)
+    # yolov3-41: batch 64 on 4 GPUs (16 each, measured); max 64 / 4 (smallest batch) = 16 GPUs
+    assert jobs["yolov3-41"] == (epochs_iterations("yolov3", 64, 50) * 64, 1, 16, 4)
+    assert truth["yolov3-41"]["throughput"]["4"] == pytest.approx(
+        64 / step_time("yolov3", "4", 16), rel=1e-6)
+    assert len(truth["yolov3-41"]["throughput"]) == 16
+    # observed samples: at the requested size, within measurement noise of the truth
+    samples = con.execute("SELECT nodes, throughput FROM throughput_samples "
+                          "WHERE job_id = 'yolov3-41'").fetchall()
+    assert {n for n, _ in samples} == {4}
+    for _, tp in samples:
+        assert tp == pytest.approx(truth["yolov3-41"]["throughput"]["4"], rel=0.15)
+
+
+def test_philly_slice_imports_cleanly(tmp_path):
+    out = tmp_path / "ph"
+    r = run_cli("import", "philly", "--trace", str(POLLUX / "traces" / "philly.csv"),
+                "--start", "2017-10-09T00:00:00Z", "--hours", "12", "--jobs", "300",
+                "--seed", "3", "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    con = connect(tmp_path / "w.duckdb")
+    results = ingest_paths(con, [out])
+    assert [r.rows_rejected for r in results] == [0, 0, 0]
+    assert con.execute("SELECT count(*) FROM jobs").fetchone()[0] == 300
+    assert con.execute("SELECT count(DISTINCT model) FROM jobs").fetchone()[0] >= 3
+    r = run_cli("import", "philly", "--trace", str(POLLUX / "traces" / "philly.csv"),
+                "--start", "2030-01-01T00:00:00Z", "--hours", "1", "--out", str(out))
+    assert r.returncode == 1 and "no jobs between" in r.stderr
+
+
+def test_estimation_accuracy_on_measured_profiles():
+    """Fit from 1, 2 and 4 GPUs, predict every other measured count. The issue's target
+    (overall median APE ≤ 10%, no model above 25%) is NOT met: all three fitting points lie on
+    one 4-GPU machine and say nothing of the cost of crossing machines. This guards the figures
+    measured (bench/estimation.py) against regressions and checks Amdahl beats the power law."""
+    from warehouse.estimate_accuracy import measure
+
+    acc = measure(POLLUX / "traces")
+    overall = acc.table()[-1]
+    assert overall["points"] > 700
+    assert overall["amdahl_median_ape"] < overall["power_median_ape"]
+    assert overall["amdahl_median_ape"] < 0.35
+    assert np.median(acc.ape("deepspeech2")) < 0.2
