@@ -260,6 +260,7 @@ class Policy(StrEnum):
     mip = "mip"
     greedy = "greedy"
     fifo = "fifo"
+    optimus = "optimus"
 
 
 class SolverName(StrEnum):
@@ -321,6 +322,76 @@ def generate_instance(
         out_file.write_text(text)
     else:
         sys.stdout.write(text)
+
+
+@app.command()
+def backtest(
+    logs: Annotated[Path, typer.Option(help="Folder of platform logs (e.g. from etplan import).")],
+    out_dir: Annotated[Path, typer.Option("--out", help="Folder for KPIs and summary.json.")],
+    truth: Annotated[Path | None, typer.Option(help="True curves (default LOGS/truth.json).")
+                     ] = None,
+    policies: Annotated[str, typer.Option(help="Comma-separated: mip, optimus, greedy, fifo.")
+                        ] = "mip,greedy,fifo",
+    capacity: Annotated[int | None, typer.Option(min=1, help="Pool size; default: the "
+                                                             "capacity feed.")] = None,
+    window: Annotated[float, typer.Option(min=1.0, help="Seconds between plans.")] = 300.0,
+    slots: Annotated[int, typer.Option(min=1, help="Slots per plan.")] = 6,
+    time_limit: Annotated[float, typer.Option("--time-limit", min=0.01,
+                                              help="MIP seconds per window.")] = 2.0,
+    gap: Annotated[float, typer.Option(min=0.0, max=1.0)] = 1e-3,
+    replan_on_events: Annotated[bool, typer.Option(
+        "--replan-on-events", help="Also re-plan at arrivals and completions.")] = False,
+) -> None:
+    """Replay policies on the same trace and compare their KPIs (ratios vs greedy)."""
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from flows.backtest import backtest as run_backtest
+    from replay.engine import ReplayConfig
+    from solver.policies import POLICIES, Settings
+
+    names = [p.strip() for p in policies.split(",") if p.strip()]
+    unknown = [p for p in names if p not in POLICIES]
+    if unknown or not names:
+        bad = unknown[0] if unknown else ""
+        raise EtplanError(f"--policies {policies}: unknown policy {bad!r}; "
+                          f"use {', '.join(POLICIES)}")
+    config = ReplayConfig(window=window, slots=slots, replan_on_events=replan_on_events,
+                          settings=Settings(time_limit=time_limit, gap=gap))
+    with Progress(TextColumn("{task.description:<8}"), BarColumn(),
+                  TextColumn("{task.fields[sim]}"), TimeElapsedColumn(), console=err) as bar:
+        tasks = {p: bar.add_task(p, total=1.0, sim="") for p in names}
+
+        def progress(policy: str, done: float, total: float) -> None:
+            bar.update(tasks[policy], completed=min(done / total, 1.0),
+                       sim=f"simulated {done / 3600:.1f} h")
+
+        doc = run_backtest(logs, names, out_dir, truth=truth, capacity=capacity, config=config,
+                           on_progress=progress)
+        for p in names:
+            bar.update(tasks[p], completed=1.0)
+    _print_comparison(doc)
+    out.print(f"KPIs: {out_dir / 'kpis'}  summary: {out_dir / 'summary.json'}")
+
+
+def _print_comparison(doc: dict) -> None:
+    pols = doc["policies"]
+    ratios = doc.get("ratios_vs_greedy", {})
+    table = Table(title="backtest (ratio vs greedy in brackets)")
+    table.add_column("KPI")
+    for p in pols:
+        table.add_column(p, justify="right")
+    for key in ("completed", "mean_queue_s", "p95_queue_s", "mean_jct_s", "p95_jct_s",
+                "mean_run_s", "makespan_s", "utilization", "efficiency", "rescales",
+                "decision_p50_s", "decision_p95_s"):
+        cells = []
+        for p, s in pols.items():
+            v = s.get(key)
+            text = "-" if v is None else (f"{v:,.3f}" if key.startswith(("util", "eff", "dec"))
+                                          else f"{v:,.0f}")
+            r = ratios.get(p, {}).get(key)
+            cells.append(text + (f" ({r:.2f})" if r is not None and p != "greedy" else ""))
+        table.add_row(key, *cells)
+    out.print(table)
 
 
 def _print_summary(rows: list[tuple[str, int]]) -> None:

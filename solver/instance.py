@@ -10,6 +10,20 @@ from typing import Any
 ACTIONS = ("start", "scale_up", "scale_down", "keep", "stop", "wait")
 
 
+def candidate_sizes(lo: int, hi: int, *extra: int) -> list[int]:
+    """Node counts worth offering a job with range [lo, hi]: the ends, powers of two and
+    their 1.5× (1, 2, 3, 4, 6, 8, 12, 16, 24, …) and any `extra` (its requested and current
+    size). Keeps the model small for wide ranges without losing the sizes users ask for."""
+    sizes = {lo, hi, *(e for e in extra if lo <= e <= hi)}
+    p = 1
+    while p <= hi:
+        for n in (p, p + p // 2):
+            if lo <= n <= hi:
+                sizes.add(n)
+        p *= 2
+    return sorted(sizes)
+
+
 class InvalidInstance(ValueError):
     """The instance is not usable; the message is one line naming the job and field."""
 

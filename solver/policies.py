@@ -16,7 +16,7 @@ from solver.model import build
 
 log = logging.getLogger(__name__)
 
-POLICIES = ("mip", "greedy", "fifo")
+POLICIES = ("mip", "greedy", "fifo", "optimus")
 SOLVERS = ("auto", "gurobi", "highs")
 
 
@@ -40,7 +40,7 @@ def plan(inst: Instance, policy: str = "mip", settings: Settings | None = None) 
     if policy not in POLICIES:
         raise ValueError(f"unknown policy {policy!r}; use one of {', '.join(POLICIES)}")
     released, warnings = preemptible_jobs(inst)
-    if policy in ("greedy", "fifo"):
+    if policy != "mip":
         start = time.perf_counter()
         nodes = simulate_policy(inst, policy, released)
         return make_plan(inst, nodes, policy=policy, solver=policy, status="optimal",

@@ -103,7 +103,7 @@ def test_capacity_below_running_minimums_preempts_latest():
         {"job_id": "new", "min_nodes": 3, "max_nodes": 3, "current_nodes": 3,
          "remaining_work": 1e7, "total_work": 1e7, "throughput": {"3": 10}},
     ]})
-    for policy in ("mip", "greedy", "fifo"):
+    for policy in ("mip", "greedy", "fifo", "optimus"):
         p = plan(inst, policy)
         nodes = p.nodes_by_job()
         assert nodes["new"] == [0, 0] and nodes["old"][0] >= 2, policy
@@ -136,7 +136,7 @@ def test_capacity_list_must_match_slots():
 def test_every_policy_respects_the_rules_and_mip_beats_greedy(seed, n_jobs, slots):
     inst = random_instance(n_jobs, num_slots=slots, seed=seed, max_allowed=3)
     plans = {pol: plan(inst, pol, Settings(solver="highs", gap=1e-7))
-             for pol in ("mip", "greedy", "fifo")}
+             for pol in ("mip", "greedy", "fifo", "optimus")}
     for pol, p in plans.items():
         nodes = np.array([p.nodes_by_job()[j.job_id] for j in inst.jobs])
         assert not violations(inst, nodes), (pol, violations(inst, nodes))
@@ -145,5 +145,6 @@ def test_every_policy_respects_the_rules_and_mip_beats_greedy(seed, n_jobs, slot
                 j.remaining_work for j in inst.jobs if j.job_id == a.job_id) + 1e-6
     assert plans["mip"].objective >= plans["greedy"].objective - 1e-7 * abs(
         plans["greedy"].objective)
-    assert plans["mip"].objective >= plans["fifo"].objective - 1e-7 * abs(
-        plans["fifo"].objective)
+    for other in ("fifo", "optimus"):
+        assert plans["mip"].objective >= plans[other].objective - 1e-7 * abs(
+            plans[other].objective)

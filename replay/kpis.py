@@ -1,0 +1,69 @@
+"""KPIs of DESIGN §7, per job and per run."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from replay.engine import ReplayResult
+
+
+def job_kpis(result: ReplayResult) -> list[dict]:
+    rows = []
+    for s in result.states:
+        j = s.job
+        static_run = j.total_work / j.true_throughput[j.requested_nodes]
+        row = {"policy": result.policy, "job_id": j.job_id, "model": j.model,
+               "submit_s": j.submit, "first_start_s": s.first_start, "finish_s": s.finish,
+               "queue_s": None, "run_s": None, "jct_s": None, "rescales": s.rescales,
+               "node_seconds": s.node_seconds, "static_run_s": static_run,
+               "efficiency": None, "completed": s.finish is not None}
+        if s.first_start is not None:
+            row["queue_s"] = s.first_start - j.submit
+        if s.finish is not None:
+            row["run_s"] = s.finish - s.first_start
+            row["jct_s"] = s.finish - j.submit
+            row["efficiency"] = static_run / row["run_s"] if row["run_s"] > 0 else None
+        rows.append(row)
+    return rows
+
+
+def _stat(values: list[float], q: float | None = None) -> float | None:
+    if not values:
+        return None
+    return float(np.mean(values)) if q is None else float(np.percentile(values, q))
+
+
+def run_kpis(result: ReplayResult) -> dict:
+    jobs = job_kpis(result)
+    done = [r for r in jobs if r["completed"]]
+    queue = [r["queue_s"] for r in jobs if r["queue_s"] is not None]
+    jct = [r["jct_s"] for r in done]
+    run = [r["run_s"] for r in done]
+    eff = [r["efficiency"] for r in done if r["efficiency"] is not None]
+    first_submit = min((r["submit_s"] for r in jobs), default=0.0)
+    last_finish = max((r["finish_s"] for r in done), default=first_submit)
+    decisions = [w.decision_seconds for w in result.windows]
+    gaps = [w.mip_gap for w in result.windows if w.mip_gap is not None]
+    solvers: dict[str, int] = {}
+    statuses: dict[str, int] = {}
+    for w in result.windows:
+        solvers[w.solver] = solvers.get(w.solver, 0) + 1
+        statuses[w.status] = statuses.get(w.status, 0) + 1
+    allocated = sum(r["node_seconds"] for r in jobs)
+    return {
+        "jobs": len(jobs), "completed": len(done),
+        "mean_queue_s": _stat(queue), "p50_queue_s": _stat(queue, 50),
+        "p95_queue_s": _stat(queue, 95),
+        "mean_jct_s": _stat(jct), "p50_jct_s": _stat(jct, 50), "p95_jct_s": _stat(jct, 95),
+        "mean_run_s": _stat(run), "p50_run_s": _stat(run, 50), "p95_run_s": _stat(run, 95),
+        "makespan_s": last_finish - first_submit,
+        "utilization": allocated / result.capacity_node_seconds
+        if result.capacity_node_seconds else None,
+        "efficiency": _stat(eff),
+        "rescales": int(sum(r["rescales"] for r in jobs)),
+        "windows": len(result.windows),
+        "decision_p50_s": _stat(decisions, 50), "decision_p95_s": _stat(decisions, 95),
+        "decision_max_s": max(decisions) if decisions else None,
+        "mip_gap_max": max(gaps) if gaps else None,
+        "solvers": solvers, "statuses": statuses,
+    }
