@@ -23,6 +23,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/ingest.py
 	$(BIN)/python bench/estimation.py
 	$(BIN)/python bench/solver.py
+	$(BIN)/python bench/backtest.py
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

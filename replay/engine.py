@@ -59,7 +59,12 @@ class ReplayResult:
     states: list[JobState]
     windows: list[WindowRecord] = field(default_factory=list)
     end_time: float = 0.0
-    capacity_node_seconds: float = 0.0
+    capacity_segments: list[tuple[float, float, int]] = field(default_factory=list)
+    # (start, end, nodes in the pool)
+
+    def capacity_node_seconds(self, start: float, end: float) -> float:
+        return sum(n * max(0.0, min(b, end) - max(a, start))
+                   for a, b, n in self.capacity_segments)
     intervals: list[tuple[str, float, float, int]] = field(default_factory=list)
     # (job_id, start, end, nodes): the allocation history
 
@@ -94,7 +99,7 @@ def replay(trace: Trace, policy: str, estimator: Estimator, config: ReplayConfig
             if not future:
                 break
             t_next = min(future)
-            result.capacity_node_seconds += trace.capacity_at(t) * (t_next - t)
+            result.capacity_segments.append((t, t_next, trace.capacity_at(t)))
             t = t_next
             continue
         cap = trace.capacity_at(t)
@@ -153,7 +158,7 @@ def replay(trace: Trace, policy: str, estimator: Estimator, config: ReplayConfig
             running=sum(1 for _, n, _ in moves if n > 0),
             allocated=sum(n for _, n, _ in moves), capacity=cap,
             decision_seconds=decision, solver=p.solver, status=p.status, mip_gap=p.mip_gap))
-        result.capacity_node_seconds += cap * (window_end - t)
+        result.capacity_segments.append((t, window_end, cap))
         t = window_end
         if on_progress:
             on_progress(t - start_t, max(last_arrival - start_t, 1.0))

@@ -50,6 +50,8 @@ def run_kpis(result: ReplayResult) -> dict:
         solvers[w.solver] = solvers.get(w.solver, 0) + 1
         statuses[w.status] = statuses.get(w.status, 0) + 1
     allocated = sum(r["node_seconds"] for r in jobs)
+    # over the run: from the first submission to the last completion
+    capacity = result.capacity_node_seconds(first_submit, last_finish)
     return {
         "jobs": len(jobs), "completed": len(done),
         "mean_queue_s": _stat(queue), "p50_queue_s": _stat(queue, 50),
@@ -57,8 +59,7 @@ def run_kpis(result: ReplayResult) -> dict:
         "mean_jct_s": _stat(jct), "p50_jct_s": _stat(jct, 50), "p95_jct_s": _stat(jct, 95),
         "mean_run_s": _stat(run), "p50_run_s": _stat(run, 50), "p95_run_s": _stat(run, 95),
         "makespan_s": last_finish - first_submit,
-        "utilization": allocated / result.capacity_node_seconds
-        if result.capacity_node_seconds else None,
+        "utilization": allocated / capacity if capacity else None,
         "efficiency": _stat(eff),
         "rescales": int(sum(r["rescales"] for r in jobs)),
         "windows": len(result.windows),
