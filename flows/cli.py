@@ -407,12 +407,19 @@ def _print_summary(rows: list[tuple[str, int]]) -> None:
 def demo(
     data_dir: Annotated[Path, typer.Option("--data-dir", help="Where the demo logs go.")
                         ] = Path("data/demo-logs"),
+    out_dir: Annotated[Path, typer.Option("--out", help="Where the backtest KPIs go.")
+                       ] = Path("data/demo-backtest"),
     jobs: Annotated[int, typer.Option(min=1)] = 200,
     seed: Annotated[int, typer.Option()] = 7,
     warehouse: WarehouseOpt = None,
 ) -> None:
-    """The main job on the embedded default: generate a seeded trace, ingest it, summarise."""
+    """The main job on the embedded default: generate a seeded trace, ingest it, estimate the
+    throughput curves, and replay mip, greedy and fifo on it."""
+    from flows.backtest import backtest as run_backtest
+    from replay.engine import ReplayConfig
+    from solver.policies import Settings
     from warehouse.connection import connect, warehouse_path
+    from warehouse.estimate import estimate as run_estimate
     from warehouse.ingest import ingest_paths
     from warehouse.queries import summary as warehouse_summary
     from warehouse.synthetic import write_logs
@@ -424,9 +431,20 @@ def demo(
     for r in results:
         out.print(f"  {r.path}: {r.status}, {r.rows_loaded:,} loaded, "
                   f"{r.rows_rejected:,} rejected {r.message}")
+    counts = run_estimate(con)
     _print_summary(warehouse_summary(con))
     con.close()
+    out.print(f"throughput curves: {counts.get('job', 0)} jobs from their own samples, "
+              f"{counts.get('model', 0)} from their model class, {counts.get('global', 0)} "
+              "global")
+    with out.status("replaying mip, greedy and fifo on the trace…"):
+        doc = run_backtest(data_dir, ["mip", "greedy", "fifo"], out_dir,
+                           config=ReplayConfig(window=600.0, slots=6,
+                                               settings=Settings(time_limit=0.5, gap=1e-3)))
+    _print_comparison(doc)
     out.print(f"warehouse: {warehouse_path(warehouse)}")
+    out.print(f"KPIs:      {out_dir / 'kpis'} (Parquet, hive-partitioned by policy)")
+    out.print(f"summary:   {out_dir / 'summary.json'}")
 
 
 def main() -> None:
