@@ -50,11 +50,22 @@ def plan(inst: Instance, policy: str = "mip", settings: Settings | None = None) 
 
 
 def _plan_mip(inst: Instance, s: Settings, released: set[str], warnings: list[str]) -> Plan:
-    greedy_nodes = simulate_policy(inst, "greedy", released)
+    # the better of the greedy and Optimus-style plans is the warm start and the fallback
+    # (both are feasible for the model, so the MIP is never worse than either)
+    start_name, start_nodes, start_score = "greedy", None, -float("inf")
+    for name in ("greedy", "optimus"):
+        nodes = simulate_policy(inst, name, released)
+        if violations(inst, nodes, preemptible=released):
+            continue  # capacity fell below what this heuristic kept running
+        value = score(inst, nodes)
+        if value > start_score:
+            start_name, start_nodes, start_score = name, nodes, value
+    if start_nodes is None:
+        start_nodes = simulate_policy(inst, "greedy", released)
     model = build(inst, released=released, preemption=s.preemption)
-    # greedy may break a rule when capacity falls; then it is neither warm start nor fallback
-    greedy_ok = not violations(inst, greedy_nodes, preemptible=released)
-    warm = model.solution_from_nodes(inst, greedy_nodes) if s.warm_start and greedy_ok else None
+    feasible_start = start_score > -float("inf")
+    warm = model.solution_from_nodes(inst, start_nodes) if s.warm_start and feasible_start \
+        else None
     reason = ""
     result = None
     use_gurobi = s.solver == "gurobi" or (s.solver == "auto" and _gurobi_ok())
@@ -74,8 +85,9 @@ def _plan_mip(inst: Instance, s: Settings, released: set[str], warnings: list[st
                                       threads=s.threads, warm_start=warm)
         solver = "highs"
     if result.status == "failed" or result.x is None:
-        why = "; ".join(r for r in (reason, result.detail, "no incumbent: greedy plan") if r)
-        return make_plan(inst, greedy_nodes, policy="mip", solver="greedy", status="fallback",
+        why = "; ".join(r for r in (reason, result.detail, f"no incumbent: {start_name} plan")
+                        if r)
+        return make_plan(inst, start_nodes, policy="mip", solver=start_name, status="fallback",
                          solve_seconds=result.seconds, build_seconds=model.build_seconds,
                          reason=why, warnings=warnings)
     nodes = model.nodes_from_solution(result.x)
@@ -83,13 +95,13 @@ def _plan_mip(inst: Instance, s: Settings, released: set[str], warnings: list[st
                   solve_seconds=result.seconds, build_seconds=model.build_seconds,
                   reason=reason or f"{solver} chosen", best_bound=result.best_bound,
                   mip_gap=result.gap, solver_objective=result.objective, warnings=warnings)
-    greedy_score = score(inst, greedy_nodes)
-    if greedy_ok and p.objective < greedy_score - 1e-9 * max(1.0, abs(greedy_score)):
-        # only on a time limit with a poor incumbent: greedy is feasible and better
-        log.info("solver incumbent below greedy (%s < %s); returning greedy", p.objective,
-                 greedy_score)
-        return make_plan(inst, greedy_nodes, policy="mip", solver="greedy",
+    if feasible_start and p.objective < start_score - 1e-9 * max(1.0, abs(start_score)):
+        # only on a time limit with a poor incumbent: the heuristic's plan is better
+        log.info("solver incumbent below %s (%s < %s); returning it", start_name, p.objective,
+                 start_score)
+        return make_plan(inst, start_nodes, policy="mip", solver=start_name,
                          status="fallback", solve_seconds=result.seconds,
                          build_seconds=model.build_seconds,
-                         reason=f"{solver} incumbent worse than greedy", warnings=warnings)
+                         reason=f"{solver} incumbent worse than {start_name}",
+                         warnings=warnings)
     return p

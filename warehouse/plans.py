@@ -1,0 +1,61 @@
+"""Allocation plans as Parquet (DESIGN §8) and the SQL views over the outputs."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+import duckdb
+
+from solver.instance import Plan
+from warehouse.outputs import write_partition
+from warehouse.sqlfiles import load_query
+
+DEFAULT_OUTPUTS = Path("data") / "out"
+
+
+def partition_time(t: datetime) -> str:
+    return t.astimezone(UTC).strftime("%Y%m%dT%H%M%SZ")
+
+
+def plan_rows(plan: Plan, run_id: str, window_start: datetime) -> list[dict]:
+    """One row per job and slot: the allocation, its ETCs and the plan's header."""
+    etc = {j.job_id: j for j in plan.jobs}
+    now = datetime.now(UTC)
+    rows = []
+    for a in plan.allocations:
+        e = etc[a.job_id]
+        rows.append({
+            "window_time": window_start, "job_id": a.job_id, "slot": a.slot, "nodes": a.nodes,
+            "action": a.action, "expected_throughput": a.expected_throughput,
+            "expected_progress": a.expected_progress, "etc_seconds": e.etc_seconds,
+            "static_etc_seconds": e.static_etc_seconds, "policy": plan.policy,
+            "solver": plan.solver, "status": plan.status, "objective": plan.objective,
+            "mip_gap": plan.mip_gap, "solve_seconds": plan.solve_seconds,
+            "reason": plan.reason, "warnings": "; ".join(plan.warnings), "created_at": now})
+    return rows
+
+
+def write_plan(outputs: Path, plan: Plan, run_id: str, window_start: datetime) -> Path:
+    """plans/run_id=…/window_start=…/part-0.parquet, replaced on a rerun."""
+    return write_partition(outputs / "plans", plan_rows(plan, run_id, window_start),
+                           run_id=run_id, window_start=partition_time(window_start))
+
+
+def attach_output_views(con: duckdb.DuckDBPyConnection, outputs: Path) -> list[str]:
+    """Temp views `plans`, `latest_plan` and `kpis` over the Parquet outputs that exist."""
+    made = []
+    globs = {"plans": outputs / "plans" / "*" / "*" / "*.parquet",
+             "kpis": outputs / "kpis" / "*" / "runs" / "*" / "*.parquet",
+             "kpi_jobs": outputs / "kpis" / "*" / "jobs" / "*" / "*.parquet"}
+    for name, pattern in globs.items():
+        if not list(pattern.parent.parent.glob(f"{pattern.parent.name}/{pattern.name}")):
+            continue
+        con.execute(load_query("output_views", "set_glob"),
+                    {"name": f"{name}_glob", "glob": str(pattern)})
+        con.execute(load_query("output_views", name))
+        made.append(name)
+    if "plans" in made:
+        con.execute(load_query("output_views", "latest_plan"))
+        made.append("latest_plan")
+    return made
