@@ -49,20 +49,24 @@ def ratios(summary: dict[str, dict], base: str = "greedy") -> dict[str, dict]:
 
 def backtest(logs: Path, policies: list[str], out: Path, *, truth: Path | None = None,
              capacity: int | None = None, config: ReplayConfig | None = None,
-             on_progress: Callable[[str, float, float], None] | None = None) -> dict:
+             on_progress: Callable[[str, float, float], None] | None = None,
+             kpi_dir: Path | None = None) -> dict:
+    """KPI tables go to kpi_dir (default out/kpis)/{jobs,runs,windows,intervals}/policy=…/,
+    the summary to out/summary.json."""
     trace = load_trace(logs, truth, capacity)
+    kpis_out = kpi_dir or out / "kpis"
     summary: dict[str, dict] = {}
     for policy in policies:
         result = replay(trace, policy, SqlEstimator(), config,
                         on_progress=(lambda done, total, p=policy: on_progress(p, done, total))
                         if on_progress else None)
         kpis = run_kpis(result)
-        write_partition(out / "kpis" / "jobs", job_kpis(result), policy=policy)
-        write_partition(out / "kpis" / "runs", [{"policy": policy} | kpis], policy=policy)
-        write_partition(out / "kpis" / "windows",
+        write_partition(kpis_out / "jobs", job_kpis(result), policy=policy)
+        write_partition(kpis_out / "runs", [{"policy": policy} | kpis], policy=policy)
+        write_partition(kpis_out / "windows",
                         [{"policy": policy, **w.__dict__} for w in result.windows],
                         policy=policy)
-        write_partition(out / "kpis" / "intervals",
+        write_partition(kpis_out / "intervals",
                         [{"policy": policy, "job_id": j, "start_s": a, "end_s": b, "nodes": n}
                          for j, a, b, n in result.intervals], policy=policy)
         summary[policy] = {k: kpis[k] for k in SUMMARY_KEYS}

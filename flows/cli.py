@@ -6,6 +6,7 @@ import csv
 import io
 import json
 import logging
+import os
 import sys
 from enum import StrEnum
 from pathlib import Path
@@ -115,15 +116,20 @@ def sql(
     query: Annotated[str, typer.Argument(help="SQL to run, read-only.")],
     fmt: Annotated[OutFormat, typer.Option("--format")] = OutFormat.table,
     out_file: Annotated[Path | None, typer.Option("--out", help="Write the result here.")] = None,
+    outputs: OutputsOpt = Path("data/out"),
     warehouse: WarehouseOpt = None,
 ) -> None:
-    """Run SQL read-only against the warehouse."""
+    """Run SQL read-only against the warehouse; the views plans, latest_plan, kpis and
+    kpi_jobs read the Parquet outputs."""
     from warehouse.connection import connect
     from warehouse.queries import run_sql
 
     if fmt is OutFormat.parquet and out_file is None:
         raise EtplanError("--format parquet needs --out FILE")
+    from warehouse.plans import attach_output_views
+
     con = connect(warehouse, read_only=True)
+    attach_output_views(con, outputs)
     columns, rows = run_sql(con, query)
     if fmt is OutFormat.parquet:
         import pyarrow as pa
@@ -369,8 +375,13 @@ def backtest(
                            on_progress=progress)
         for p in names:
             bar.update(tasks[p], completed=1.0)
+    from warehouse.report import write_report
+
+    report = write_report(out_dir / "report.html", doc, out_dir / "kpis", None,
+                          title=f"backtest of {logs}")
     _print_comparison(doc)
-    out.print(f"KPIs: {out_dir / 'kpis'}  summary: {out_dir / 'summary.json'}")
+    out.print(f"KPIs: {out_dir / 'kpis'}  summary: {out_dir / 'summary.json'}  "
+              f"report: {report}", soft_wrap=True)
 
 
 def _print_comparison(doc: dict) -> None:
@@ -403,53 +414,153 @@ def _print_summary(rows: list[tuple[str, int]]) -> None:
     out.print(table)
 
 
+OutputsOpt = Annotated[Path, typer.Option(
+    "--outputs", envvar="ETPLAN_OUTPUTS", help="Folder of Parquet plans, KPIs and reports.")]
+
+
 @app.command()
 def demo(
     data_dir: Annotated[Path, typer.Option("--data-dir", help="Where the demo logs go.")
                         ] = Path("data/demo-logs"),
-    out_dir: Annotated[Path, typer.Option("--out", help="Where the backtest KPIs go.")
-                       ] = Path("data/demo-backtest"),
+    outputs: OutputsOpt = Path("data/out"),
     jobs: Annotated[int, typer.Option(min=1)] = 200,
     seed: Annotated[int, typer.Option()] = 7,
+    run_id: Annotated[str | None, typer.Option("--run-id", help="Default demo-seed<S>; a "
+                                                                "rerun replaces its outputs.")
+                      ] = None,
     warehouse: WarehouseOpt = None,
 ) -> None:
-    """The main job on the embedded default: generate a seeded trace, ingest it, estimate the
-    throughput curves, and replay mip, greedy and fifo on it."""
-    from flows.backtest import backtest as run_backtest
-    from replay.engine import ReplayConfig
-    from solver.policies import Settings
-    from warehouse.connection import connect, warehouse_path
-    from warehouse.estimate import estimate as run_estimate
-    from warehouse.ingest import ingest_paths
-    from warehouse.queries import summary as warehouse_summary
-    from warehouse.synthetic import write_logs
+    """The main job on the embedded default (Prefect's ephemeral API): generate a seeded trace,
+    ingest it, estimate throughput curves, replay mip, greedy and fifo, plan the latest window,
+    write the report."""
+    from flows.pipeline import demo_flow
+    from warehouse.connection import warehouse_path
 
-    written = write_logs(data_dir, jobs, seed)
-    out.print(f"generated {jobs} jobs (seed {seed}) into {data_dir}")
-    con = connect(warehouse)
-    results = ingest_paths(con, [p for k, p in written.items() if k != "truth"])
-    for r in results:
-        out.print(f"  {r.path}: {r.status}, {r.rows_loaded:,} loaded, "
-                  f"{r.rows_rejected:,} rejected {r.message}")
-    counts = run_estimate(con)
-    _print_summary(warehouse_summary(con))
-    con.close()
-    out.print(f"throughput curves: {counts.get('job', 0)} jobs from their own samples, "
-              f"{counts.get('model', 0)} from their model class, {counts.get('global', 0)} "
-              "global")
-    with out.status("replaying mip, greedy and fifo on the trace…"):
-        doc = run_backtest(data_dir, ["mip", "greedy", "fifo"], out_dir,
-                           config=ReplayConfig(window=600.0, slots=6,
-                                               settings=Settings(time_limit=0.5, gap=1e-3)))
-    _print_comparison(doc)
+    result = demo_flow(data_dir=str(data_dir), outputs=str(outputs),
+                       warehouse=str(warehouse) if warehouse else None, jobs=jobs, seed=seed,
+                       run_id=run_id)
+    for r in result["ingested"]:
+        out.print(f"  {r['path']}: {r['status']}, {r['rows_loaded']:,} loaded, "
+                  f"{r['rows_rejected']:,} rejected {r['message']}")
+    c = result["curves"]
+    out.print(f"throughput curves: {c.get('job', 0)} jobs from their own samples, "
+              f"{c.get('model', 0)} from their model class, {c.get('global', 0)} global")
+    _print_comparison(result["summary"])
+    p = result["plan"]
+    out.print(f"latest window {p['at']}: {p['jobs']} jobs planned by {p['solver']} "
+              f"({p['status']})")
     out.print(f"warehouse: {warehouse_path(warehouse)}")
-    out.print(f"KPIs:      {out_dir / 'kpis'} (Parquet, hive-partitioned by policy)")
-    out.print(f"summary:   {out_dir / 'summary.json'}")
+    out.print(f"plans:     {p['path']}", soft_wrap=True)
+    out.print(f"KPIs:      {result['kpis']}", soft_wrap=True)
+    out.print(f"report:    {result['report']}", soft_wrap=True)
+
+
+plan_app = typer.Typer(no_args_is_help=True, help="Plan the next window; show the plan.")
+app.add_typer(plan_app, name="plan")
+
+
+@plan_app.command("window")
+def plan_window_cmd(
+    at: Annotated[str | None, typer.Option(help="Window start, ISO 8601 (default: the latest "
+                                                "event in the warehouse).")] = None,
+    run_id: Annotated[str | None, typer.Option("--run-id")] = None,
+    policy: Annotated[Policy, typer.Option()] = Policy.mip,
+    time_limit: Annotated[float, typer.Option("--time-limit", min=0.01)] = 10.0,
+    outputs: OutputsOpt = Path("data/out"),
+    warehouse: WarehouseOpt = None,
+) -> None:
+    """Plan the window starting --at from the warehouse's state and write it as Parquet."""
+    from flows.pipeline import new_run_id
+    from solver.policies import Settings
+    from warehouse.connection import connect
+    from warehouse.planning import plan_window
+
+    con = connect(warehouse)
+    wp = plan_window(con, outputs, run_id or new_run_id(),
+                     at=_parse_time(at, "--at") if at else None, policy=policy.value,
+                     settings=Settings(time_limit=time_limit))
+    con.close()
+    out.print(f"{len(wp.instance.jobs)} jobs planned at {wp.at:%Y-%m-%dT%H:%M:%SZ} by "
+              f"{wp.plan.solver} ({wp.plan.status}); plan written to {wp.path}")
+    for w in wp.plan.warnings:
+        err.print(f"warning: {w}", highlight=False)
+
+
+@plan_app.command("show")
+def plan_show(outputs: OutputsOpt = Path("data/out"), warehouse: WarehouseOpt = None) -> None:
+    """The latest plan as ops act on it: job, action, nodes now → next, ETC, saved vs static."""
+    import duckdb
+
+    from warehouse.plans import attach_output_views
+    from warehouse.sqlfiles import load_query
+
+    con = duckdb.connect()
+    if "latest_plan" not in attach_output_views(con, outputs):
+        raise EtplanError(f"{outputs}: no plans yet; run `etplan plan window` first")
+    rows = con.execute(load_query("output_views", "plan_show")).fetchall()
+    if not rows:
+        out.print("the latest plan has no jobs")
+        return
+    table = Table(title=f"plan for {rows[0][6]:%Y-%m-%d %H:%M} UTC (run {rows[0][7]}, "
+                        f"{rows[0][8]}, {rows[0][9]})")
+    for c in ("job", "action", "nodes now → next", "ETC", "saved vs static"):
+        table.add_column(c, justify="left" if c in ("job", "action") else "right")
+    for job, action, now, nxt, etc, saved, *_ in rows:
+        table.add_row(job, action, f"{now} → {nxt}", _duration(etc), _duration(saved))
+    out.print(table)
+
+
+def _duration(seconds: float | None) -> str:
+    if seconds is None:
+        return "-"
+    sign = "-" if seconds < 0 else ""
+    s = abs(int(round(seconds)))
+    if s >= 3600:
+        return f"{sign}{s // 3600}h{s % 3600 // 60:02d}m"
+    return f"{sign}{s // 60}m{s % 60:02d}s"
+
+
+@app.command()
+def pipeline(
+    paths: Annotated[list[Path], typer.Argument(help="Log files or folders to ingest.")],
+    at: Annotated[str | None, typer.Option(help="Window start (default: latest event).")
+                  ] = None,
+    run_id: Annotated[str | None, typer.Option("--run-id")] = None,
+    outputs: OutputsOpt = Path("data/out"),
+    warehouse: WarehouseOpt = None,
+) -> None:
+    """Ingest → estimate → plan window, as the Prefect flow the schedule runs."""
+    from flows.pipeline import pipeline_flow
+
+    result = pipeline_flow([str(p) for p in paths],
+                           warehouse=str(warehouse) if warehouse else None,
+                           outputs=str(outputs), at=_parse_time(at, "--at") if at else None,
+                           run_id=run_id)
+    p = result["plan"]
+    out.print(f"planned {p['jobs']} jobs at {p['at']} with {p['solver']} ({p['status']}); "
+              f"plan: {p['path']}")
+
+
+@app.command()
+def serve(
+    paths: Annotated[list[Path], typer.Argument(help="Log folders the schedule ingests.")],
+    cron: Annotated[str, typer.Option(help="Cron schedule.")] = "*/10 * * * *",
+    outputs: OutputsOpt = Path("data/out"),
+    warehouse: WarehouseOpt = None,
+) -> None:
+    """Serve the `pipeline` deployment on a cron schedule (Ctrl-C stops it)."""
+    from flows.pipeline import pipeline_flow
+
+    pipeline_flow.serve(name="etplan-pipeline", cron=cron, parameters={
+        "paths": [str(p) for p in paths],
+        "warehouse": str(warehouse) if warehouse else None, "outputs": str(outputs)})
 
 
 def main() -> None:
     """Console entry point: one-line errors, exit 1; usage errors exit 2 (typer)."""
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    # no machine here may call home; Prefect's server would log a failure on every start
+    os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
     try:
         app()
     except EtplanError as e:

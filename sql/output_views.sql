@@ -1,7 +1,13 @@
 -- Views over the Parquet outputs; the file globs are session variables set by the code.
 
--- name: set_glob
-SET VARIABLE $name = $glob;
+-- name: plans_glob
+SET VARIABLE plans_glob = $glob;
+
+-- name: kpis_glob
+SET VARIABLE kpis_glob = $glob;
+
+-- name: kpi_jobs_glob
+SET VARIABLE kpi_jobs_glob = $glob;
 
 -- name: plans
 CREATE OR REPLACE TEMP VIEW plans AS
@@ -29,12 +35,10 @@ SELECT p.* FROM plans p JOIN newest n USING (run_id, window_time);
 
 -- name: plan_show
 -- what ops act on: slot 0 of the latest plan, against the size each job has now
-SELECT p.job_id, p.action, coalesce(w.current_nodes, 0) AS nodes_now, p.nodes AS nodes_next,
+SELECT p.job_id, p.action, p.current_nodes AS nodes_now, p.nodes AS nodes_next,
        p.etc_seconds, p.static_etc_seconds - p.etc_seconds AS saved_seconds,
        p.window_time, p.run_id, p.solver, p.status
 FROM latest_plan p
-LEFT JOIN (SELECT job_id, arg_max(nodes, slot) FILTER (WHERE slot = 0) AS current_nodes
-           FROM latest_plan GROUP BY job_id) w USING (job_id)
 WHERE p.slot = 0
 ORDER BY CASE p.action WHEN 'start' THEN 0 WHEN 'scale_up' THEN 1 WHEN 'scale_down' THEN 2
                       WHEN 'stop' THEN 3 WHEN 'keep' THEN 4 ELSE 5 END, p.job_id;

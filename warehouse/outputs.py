@@ -12,34 +12,53 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 
+def _publish(tmp: str, target: Path) -> None:
+    """Give the temp file the permissions a plain open() would (mkstemp makes it 0600) and
+    move it into place in one step."""
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(tmp, 0o666 & ~umask)
+    os.replace(tmp, target)
+
+
 def write_partition(root: Path, rows: list[dict], **partition: str) -> Path:
     """Write `rows` as root/k1=v1/k2=v2/part-0.parquet, replacing what was there."""
     folder = root
     for key, value in partition.items():
         folder = folder / f"{key}={value}"
     folder.mkdir(parents=True, exist_ok=True)
+    for stale in folder.glob(".part-*.tmp"):   # left by a writer that was killed
+        stale.unlink(missing_ok=True)
     target = folder / "part-0.parquet"
     table = pa.Table.from_pylist([_flat(r) for r in rows]) if rows else pa.table({})
     fd, tmp = tempfile.mkstemp(dir=folder, prefix=".part-", suffix=".tmp")
     os.close(fd)
     try:
         pq.write_table(table, tmp)
-        os.replace(tmp, target)
+        _publish(tmp, target)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
     return target
 
 
+def write_text(path: Path, text: str) -> Path:
+    """Write a text file atomically (temp file + rename)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=path.suffix)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        _publish(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
 def write_json(path: Path, doc: dict) -> Path:
     """Write JSON atomically."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
-    with os.fdopen(fd, "w") as fh:
-        json.dump(doc, fh, indent=1, default=str)
-        fh.write("\n")
-    os.replace(tmp, path)
-    return path
+    return write_text(path, json.dumps(doc, indent=1, default=str) + "\n")
 
 
 def _flat(row: dict) -> dict:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import glob
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -18,15 +19,17 @@ def partition_time(t: datetime) -> str:
     return t.astimezone(UTC).strftime("%Y%m%dT%H%M%SZ")
 
 
-def plan_rows(plan: Plan, run_id: str, window_start: datetime) -> list[dict]:
-    """One row per job and slot: the allocation, its ETCs and the plan's header."""
+def plan_rows(plan: Plan, window_start: datetime, current: dict[str, int]) -> list[dict]:
+    """One row per job and slot: the allocation, the job's size before the plan, its ETCs and
+    the plan's header."""
     etc = {j.job_id: j for j in plan.jobs}
     now = datetime.now(UTC)
     rows = []
     for a in plan.allocations:
         e = etc[a.job_id]
         rows.append({
-            "window_time": window_start, "job_id": a.job_id, "slot": a.slot, "nodes": a.nodes,
+            "window_time": window_start, "job_id": a.job_id, "slot": a.slot,
+            "current_nodes": current.get(a.job_id, 0), "nodes": a.nodes,
             "action": a.action, "expected_throughput": a.expected_throughput,
             "expected_progress": a.expected_progress, "etc_seconds": e.etc_seconds,
             "static_etc_seconds": e.static_etc_seconds, "policy": plan.policy,
@@ -36,9 +39,10 @@ def plan_rows(plan: Plan, run_id: str, window_start: datetime) -> list[dict]:
     return rows
 
 
-def write_plan(outputs: Path, plan: Plan, run_id: str, window_start: datetime) -> Path:
+def write_plan(outputs: Path, plan: Plan, run_id: str, window_start: datetime,
+               current: dict[str, int]) -> Path:
     """plans/run_id=…/window_start=…/part-0.parquet, replaced on a rerun."""
-    return write_partition(outputs / "plans", plan_rows(plan, run_id, window_start),
+    return write_partition(outputs / "plans", plan_rows(plan, window_start, current),
                            run_id=run_id, window_start=partition_time(window_start))
 
 
@@ -49,10 +53,9 @@ def attach_output_views(con: duckdb.DuckDBPyConnection, outputs: Path) -> list[s
              "kpis": outputs / "kpis" / "*" / "runs" / "*" / "*.parquet",
              "kpi_jobs": outputs / "kpis" / "*" / "jobs" / "*" / "*.parquet"}
     for name, pattern in globs.items():
-        if not list(pattern.parent.parent.glob(f"{pattern.parent.name}/{pattern.name}")):
+        if not glob.glob(str(pattern)):
             continue
-        con.execute(load_query("output_views", "set_glob"),
-                    {"name": f"{name}_glob", "glob": str(pattern)})
+        con.execute(load_query("output_views", f"{name}_glob"), {"glob": str(pattern)})
         con.execute(load_query("output_views", name))
         made.append(name)
     if "plans" in made:

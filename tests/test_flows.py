@@ -1,0 +1,143 @@
+"""The Prefect flows, the Parquet outputs, the report, and the Dask sweep."""
+
+from __future__ import annotations
+
+import base64
+import io
+import re
+import shutil
+import subprocess
+
+import duckdb
+import pytest
+
+from warehouse.synthetic import write_logs
+
+
+@pytest.fixture(scope="session")
+def prefect_harness(tmp_path_factory):
+    import os
+
+    home = tmp_path_factory.mktemp("prefect-home")
+    os.environ["PREFECT_HOME"] = str(home)
+    os.environ["PREFECT_SERVER_ANALYTICS_ENABLED"] = "false"
+    from prefect.testing.utilities import prefect_test_harness
+
+    with prefect_test_harness(server_startup_timeout=120):
+        yield
+
+
+def parquet_rows(glob: str) -> int:
+    return duckdb.sql(f"SELECT count(*) FROM read_parquet('{glob}', hive_partitioning = true)"
+                      ).fetchall()[0][0]
+
+
+def test_pipeline_flow_twice_same_run_id_same_rows(prefect_harness, tmp_path):
+    from flows.pipeline import pipeline_flow
+
+    logs = tmp_path / "logs"
+    write_logs(logs, 60, 5)
+    wh, outputs = str(tmp_path / "w.duckdb"), tmp_path / "out"
+    first = pipeline_flow([str(logs)], warehouse=wh, outputs=str(outputs), run_id="r1",
+                          time_limit=5.0)
+    assert first["plan"]["jobs"] > 0
+    plans = str(outputs / "plans" / "*" / "*" / "*.parquet")
+    n1 = parquet_rows(plans)
+    assert n1 == first["plan"]["jobs"] * 6
+    # a stale temp file from a killed writer is cleared by the rerun
+    folder = next((outputs / "plans" / "run_id=r1").iterdir())
+    (folder / ".part-dead.tmp").write_bytes(b"half a file")
+    second = pipeline_flow([str(logs)], warehouse=wh, outputs=str(outputs), run_id="r1",
+                           time_limit=5.0)
+    assert second["plan"]["path"] == first["plan"]["path"]
+    assert parquet_rows(plans) == n1
+    assert sorted(p.name for p in folder.iterdir()) == ["part-0.parquet"]
+    cols = duckdb.sql(f"SELECT * FROM read_parquet('{plans}', hive_partitioning = true) "
+                      "LIMIT 1").columns
+    assert {"run_id", "window_start", "job_id", "slot", "nodes", "action",
+            "etc_seconds"} <= set(cols)
+
+
+def test_killed_writer_leaves_no_partial_file(tmp_path, monkeypatch):
+    import pyarrow.parquet as pq
+
+    from warehouse.outputs import write_partition
+
+    write_partition(tmp_path, [{"a": 1}, {"a": 2}], run_id="x")
+
+    def dies(table, where, **kw):
+        with open(where, "wb") as fh:
+            fh.write(b"PAR1 partial")
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(pq, "write_table", dies)
+    with pytest.raises(KeyboardInterrupt):
+        write_partition(tmp_path, [{"a": 3}], run_id="x")
+    monkeypatch.undo()
+    files = sorted(p.name for p in (tmp_path / "run_id=x").iterdir())
+    assert files == ["part-0.parquet"]
+    assert parquet_rows(str(tmp_path / "*" / "*.parquet")) == 2
+
+
+def test_report_renders_with_every_chart(prefect_harness, tmp_path):
+    from flows.pipeline import backtest_flow
+
+    logs = tmp_path / "logs"
+    write_logs(logs, 40, 9)
+    out = tmp_path / "bt"
+    backtest_flow(str(logs), ["mip", "greedy", "fifo"], str(out), window=600, time_limit=5)
+    html = (out / "report.html").read_text()
+    images = re.findall(r'<img alt="([^"]+)" src="data:image/png;base64,([^"]+)"', html)
+    assert [t for t, _ in images] == ["Queue length and utilisation over time",
+                                      "JCT and queueing CDF per policy"]
+    import matplotlib.image as mpimg
+
+    for _, b64 in images:
+        pixels = mpimg.imread(io.BytesIO(base64.b64decode(b64)), format="png")
+        assert pixels.shape[0] > 100 and pixels.std() > 0.01  # a real picture, not blank
+    chromium = shutil.which("chromium")
+    if chromium is None:
+        pytest.skip("chromium is not installed (make test installs it)")
+    shot = tmp_path / "shot.png"
+    r = subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu",
+                        "--disable-quic", "--no-first-run", "--disable-background-networking",
+                        "--disable-component-update", "--disable-sync",
+                        f"--user-data-dir={tmp_path / 'chrome'}", "--window-size=1100,2400",
+                        "--enable-logging=stderr", f"--screenshot={shot}",
+                        (out / "report.html").as_uri()], capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert "Uncaught" not in r.stderr
+    page = mpimg.imread(str(shot))
+    assert page.shape[0] > 1000 and page.std() > 0.05
+    dom = subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu",
+                          "--no-first-run", "--disable-background-networking",
+                          f"--user-data-dir={tmp_path / 'chrome2'}", "--dump-dom",
+                          (out / "report.html").as_uri()], capture_output=True, text=True,
+                         timeout=120).stdout
+    assert dom.count("<img") == 2 and "<table>" in dom
+
+
+def test_sweep_through_dask_equals_sequential(prefect_harness, tmp_path):
+    from prefect_dask import DaskTaskRunner
+
+    from flows.pipeline import sweep_flow
+
+    workloads = []
+    for seed in range(4):
+        d = tmp_path / f"w{seed}"
+        write_logs(d, 25, seed, capacity=16)
+        workloads.append(str(d))
+    args = dict(workloads=workloads, policies=["mip", "greedy", "fifo"], capacities=[16],
+                window=900.0, slots=4, time_limit=30.0)
+    seq = sweep_flow(out=str(tmp_path / "seq"), **args)
+    dask = sweep_flow.with_options(task_runner=DaskTaskRunner(
+        cluster_kwargs={"n_workers": 2, "threads_per_worker": 1, "processes": True}))(
+        out=str(tmp_path / "dask"), **args)
+    assert len(seq) == 4 and all(len(v) == 3 for v in seq.values())
+
+    def outcome(results):  # decision times are wall-clock measurements; the rest is the replay
+        return {k: {p: {m: v for m, v in s.items() if not m.startswith("decision")}
+                    for p, s in pols.items()} for k, pols in results.items()}
+
+    assert outcome(seq) == outcome(dask)
