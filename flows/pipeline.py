@@ -5,9 +5,11 @@
 - `etplan-backtest`: replay policies on one trace, KPIs + report;
 - `etplan-sweep`: backtests of policies × workloads × capacities as concurrent tasks, locally or
   on a Dask cluster (`prefect-dask`); workers write Parquet only, never the DuckDB file.
+
+No `from __future__ import annotations` here: Prefect builds each flow's parameter model from
+its annotations when a deployment runs it, and string annotations do not resolve there.
 """
 
-from __future__ import annotations
 
 import uuid
 from dataclasses import asdict
