@@ -59,7 +59,12 @@ def main() -> None:
     ap.add_argument("--slots", type=int, default=6)
     ap.add_argument("--time-limit", type=float, default=0.5)
     ap.add_argument("--processes", type=int, default=2)
+    ap.add_argument("--render-only", action="store_true",
+                    help="rewrite docs/results.md from bench/results/backtest.json")
     args = ap.parse_args()
+    if args.render_only:
+        DOC.write_text(render(json.loads((RESULTS / "backtest.json").read_text()), args))
+        return
     if not (POLLUX / "workloads").is_dir():
         print(f"skipped: {POLLUX} is absent")
         return
@@ -127,7 +132,25 @@ def render(runs: list[dict], args) -> str:
         f"**{statistics.mean(REFERENCE[r['workload']][2] for r in runs):,.0f} s** "
         "(target: below)",
         f"- MIP replay wall time per workload: "
-        f"{mip_walls} s (target ≤ 60 s)",
+        f"{mip_walls} s (target ≤ 60 s; measured with two workloads replaying at once on the "
+        "2-core machine)",
+        "",
+        "## Fidelity: our FIFO against the Tiresias reference",
+        "",
+        "Our FIFO's mean JCT is far above the Tiresias reference on every workload. The two",
+        "are not the same policy: FIFO here is strict first come, first served at the requested",
+        "size with no overtaking and no preemption, so one large job at the head of the queue",
+        "blocks everything behind it (head-of-line blocking; queueing dominates its JCT).",
+        "Tiresias is preemptive least-attained-service: it suspends jobs that have had much GPU",
+        "time so that short jobs finish first, which is exactly what mean JCT rewards. Beyond",
+        "the policy, our replay trains each job for its model's full epoch count at the",
+        "workload's batch size with samples-per-second from the packed measurements, and",
+        "charges 30 s per start or rescale; the Pollux simulator measures progress in",
+        "statistical-efficiency-adjusted units and places GPUs freely, so absolute times are",
+        "comparable only roughly. The MIP row compares like with like against Optimus+Oracle",
+        "(elastic, marginal gain) and against our own Optimus-style heuristic on the same",
+        "trace; the Tiresias target is missed because the MIP never preempts (DESIGN §4,",
+        "constraint 4), so a long job that started keeps its nodes while short ones wait.",
         "",
     ]
     return "\n".join(lines)
