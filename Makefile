@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test bench lint clean
+.PHONY: run test bench lint clean system-packages
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -15,7 +15,18 @@ $(STAMP): pyproject.toml
 run: $(STAMP)
 	$(BIN)/etplan demo
 
-test: $(STAMP)
+# the report test renders in headless Chromium; the server test runs PostgreSQL natively
+SYSTEM_PACKAGES := $(if $(shell command -v chromium),,chromium) \
+                   $(if $(wildcard /usr/lib/postgresql/*/bin/initdb),,postgresql)
+
+system-packages:
+	@if [ -n "$(strip $(SYSTEM_PACKAGES))" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(SYSTEM_PACKAGES); \
+	  else echo "note: install $(SYSTEM_PACKAGES) (Debian packages) or their tests skip"; fi; \
+	fi
+
+test: $(STAMP) system-packages
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest -q
 
