@@ -85,11 +85,26 @@ def test_report_renders_with_every_chart(prefect_harness, tmp_path):
     logs = tmp_path / "logs"
     write_logs(logs, 40, 9)
     out = tmp_path / "bt"
-    backtest_flow(str(logs), ["mip", "greedy", "fifo"], str(out), window=600, time_limit=5)
-    html = (out / "report.html").read_text()
+    summary = backtest_flow(str(logs), ["mip", "greedy", "fifo"], str(out), window=600,
+                            time_limit=5)
+    assert (out / "report.html").stat().st_size > 0
+    # the run's report: the backtest's KPIs and charts plus the Gantt of a window's plan
+    from datetime import UTC, datetime
+
+    from solver.generate import random_instance
+    from solver.policies import plan
+    from warehouse.plans import plan_rows
+    from warehouse.report import write_report
+
+    inst = random_instance(12, 4, seed=1)
+    rows = plan_rows(plan(inst, "mip"), datetime(2026, 12, 2, tzinfo=UTC),
+                     {j.job_id: j.current_nodes for j in inst.jobs})
+    report = write_report(out / "run-report.html", summary, out / "kpis", rows)
+    html = report.read_text()
     images = re.findall(r'<img alt="([^"]+)" src="data:image/png;base64,([^"]+)"', html)
     assert [t for t, _ in images] == ["Queue length and utilisation over time",
-                                      "JCT and queueing CDF per policy"]
+                                      "JCT and queueing CDF per policy",
+                                      "Allocation Gantt of the plan"]
     import matplotlib.image as mpimg
 
     for _, b64 in images:
@@ -104,7 +119,7 @@ def test_report_renders_with_every_chart(prefect_harness, tmp_path):
                         "--disable-component-update", "--disable-sync",
                         f"--user-data-dir={tmp_path / 'chrome'}", "--window-size=1100,2400",
                         "--enable-logging=stderr", f"--screenshot={shot}",
-                        (out / "report.html").as_uri()], capture_output=True, text=True,
+                        report.as_uri()], capture_output=True, text=True,
                        timeout=120)
     assert r.returncode == 0, r.stderr[-2000:]
     assert "Uncaught" not in r.stderr
@@ -113,9 +128,9 @@ def test_report_renders_with_every_chart(prefect_harness, tmp_path):
     dom = subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu",
                           "--no-first-run", "--disable-background-networking",
                           f"--user-data-dir={tmp_path / 'chrome2'}", "--dump-dom",
-                          (out / "report.html").as_uri()], capture_output=True, text=True,
+                          report.as_uri()], capture_output=True, text=True,
                          timeout=120).stdout
-    assert dom.count("<img") == 2 and "<table>" in dom
+    assert dom.count("<img") == 3 and "<table>" in dom
 
 
 def test_sweep_through_dask_equals_sequential(prefect_harness, tmp_path):
