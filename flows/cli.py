@@ -26,6 +26,9 @@ err = Console(stderr=True)
 WarehouseOpt = Annotated[Path | None, typer.Option(
     "--warehouse", envvar="ETPLAN_WAREHOUSE",
     help="DuckDB warehouse file (default data/etplan.duckdb).")]
+PreemptionOpt = Annotated[bool, typer.Option(
+    "--preemption", help="Let the MIP stop running jobs before they finish (drops DESIGN §4's "
+                         "no-preemption rule).")]
 
 
 class Feed(StrEnum):
@@ -285,6 +288,7 @@ def solve(
     time_limit: Annotated[float, typer.Option("--time-limit", min=0.01, help="Seconds.")] = 10.0,
     gap: Annotated[float, typer.Option(min=0.0, max=1.0, help="Relative MIP gap.")] = 1e-4,
     threads: Annotated[int, typer.Option(min=1)] = 1,
+    preemption: PreemptionOpt = False,
     out_file: Annotated[Path | None, typer.Option("--out", help="Write the plan JSON here "
                                                                 "(default: stdout).")] = None,
 ) -> None:
@@ -301,7 +305,8 @@ def solve(
     except InvalidInstance as e:
         raise EtplanError(f"{instance}: {e}") from None
     result = plan(inst, policy.value, Settings(solver=solver.value, time_limit=time_limit,
-                                               gap=gap, threads=threads))
+                                               gap=gap, threads=threads,
+                                               preemption=preemption))
     if out_file:
         out_file.write_text(result.to_json() + "\n")
         err.print(f"{result.policy} plan ({result.solver}, {result.status}, objective "
@@ -345,6 +350,7 @@ def backtest(
     time_limit: Annotated[float, typer.Option("--time-limit", min=0.01,
                                               help="MIP seconds per window.")] = 2.0,
     gap: Annotated[float, typer.Option(min=0.0, max=1.0)] = 1e-3,
+    preemption: PreemptionOpt = False,
     replan_on_events: Annotated[bool, typer.Option(
         "--replan-on-events", help="Also re-plan at arrivals and completions.")] = False,
 ) -> None:
@@ -362,7 +368,8 @@ def backtest(
         raise EtplanError(f"--policies {policies}: unknown policy {bad!r}; "
                           f"use {', '.join(POLICIES)}")
     config = ReplayConfig(window=window, slots=slots, replan_on_events=replan_on_events,
-                          settings=Settings(time_limit=time_limit, gap=gap))
+                          settings=Settings(time_limit=time_limit, gap=gap,
+                                            preemption=preemption))
     with Progress(TextColumn("{task.description:<8}"), BarColumn(),
                   TextColumn("{task.fields[sim]}"), TimeElapsedColumn(), console=err) as bar:
         tasks = {p: bar.add_task(p, total=1.0, sim="") for p in names}
@@ -466,6 +473,7 @@ def plan_window_cmd(
     run_id: Annotated[str | None, typer.Option("--run-id")] = None,
     policy: Annotated[Policy, typer.Option()] = Policy.mip,
     time_limit: Annotated[float, typer.Option("--time-limit", min=0.01)] = 10.0,
+    preemption: PreemptionOpt = False,
     outputs: OutputsOpt = Path("data/out"),
     warehouse: WarehouseOpt = None,
 ) -> None:
@@ -478,7 +486,7 @@ def plan_window_cmd(
     con = connect(warehouse)
     wp = plan_window(con, outputs, run_id or new_run_id(),
                      at=_parse_time(at, "--at") if at else None, policy=policy.value,
-                     settings=Settings(time_limit=time_limit))
+                     settings=Settings(time_limit=time_limit, preemption=preemption))
     con.close()
     out.print(f"{len(wp.instance.jobs)} jobs planned at {wp.at:%Y-%m-%dT%H:%M:%SZ} by "
               f"{wp.plan.solver} ({wp.plan.status}); plan written to {wp.path}")

@@ -92,6 +92,7 @@ def replay(trace: Trace, policy: str, estimator: Estimator, config: ReplayConfig
     t = min((j.submit for j in trace.jobs), default=0.0)
     start_t = t
     open_since: dict[str, tuple[float, int]] = {}
+    hint: dict[str, list[int]] = {}
     for _ in range(cfg.max_windows):
         active = [s for s in states if s.job.submit <= t and not s.done]
         if not active:
@@ -109,9 +110,14 @@ def replay(trace: Trace, policy: str, estimator: Estimator, config: ReplayConfig
             stale = False
         inst = _instance(active, curves, t, cap, cfg, trace.rescale_seconds)
         started = time.perf_counter()
-        p = plan(inst, policy, cfg.settings)
+        p = plan(inst, policy, cfg.settings, hint=hint)
         decision = time.perf_counter() - started
         first = {a.job_id: a.nodes for a in p.allocations if a.slot == 0}
+        # the rest of this plan, one slot on, is the next window's warm start
+        hint = {}
+        for a in p.allocations:
+            if a.slot > 0:
+                hint.setdefault(a.job_id, []).append(a.nodes)
 
         # what each job does this window: (state, nodes, seconds lost to the rescale)
         moves = []

@@ -125,9 +125,9 @@ def build(inst: Instance, *, released: set[str] | None = None,
     one_row = n_rows + job_of[e_all] * T + t_all
     add(one_row, x_idx, np.ones(X))
     one_lo = np.full((J, T), -np.inf)   # x ≥ 0 already; a one-sided row stays one row
-    forced = alive & (cur > 0)
-    if not preemption:
-        forced &= np.array([job.job_id not in released for job in inst.jobs])
+    forced = alive & (cur > 0) & np.array([job.job_id not in released for job in inst.jobs])
+    if preemption:
+        forced[:] = False
     one_lo[forced, 0] = 1.0
     lo.append(one_lo.ravel())
     hi.append(np.ones(J * T))

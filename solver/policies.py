@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
+
+import numpy as np
 
 from solver import backends
 from solver.baselines import simulate_policy
 from solver.capacity import preemptible_jobs
-from solver.evaluate import make_plan, score, violations
+from solver.evaluate import DONE_TOL, make_plan, progress_fractions, score, violations
 from solver.instance import Instance, Plan
 from solver.model import build
 
@@ -35,7 +38,10 @@ def _gurobi_ok() -> bool:
     return backends.gurobi_available()
 
 
-def plan(inst: Instance, policy: str = "mip", settings: Settings | None = None) -> Plan:
+def plan(inst: Instance, policy: str = "mip", settings: Settings | None = None,
+         hint: Mapping[str, Sequence[int]] | None = None) -> Plan:
+    """`hint`: node counts per slot by job id from an earlier plan (e.g. the previous window's
+    plan shifted by one slot); the MIP tries it as a warm start beside the heuristics."""
     settings = settings or Settings()
     if policy not in POLICIES:
         raise ValueError(f"unknown policy {policy!r}; use one of {', '.join(POLICIES)}")
@@ -46,22 +52,43 @@ def plan(inst: Instance, policy: str = "mip", settings: Settings | None = None) 
         return make_plan(inst, nodes, policy=policy, solver=policy, status="optimal",
                          solve_seconds=time.perf_counter() - start, warnings=warnings,
                          reason="baseline")
-    return _plan_mip(inst, settings, released, warnings)
+    return _plan_mip(inst, settings, released, warnings, hint)
 
 
-def _plan_mip(inst: Instance, s: Settings, released: set[str], warnings: list[str]) -> Plan:
-    # the better of the greedy and Optimus-style plans is the warm start and the fallback
-    # (both are feasible for the model, so the MIP is never worse than either)
+def hinted_nodes(inst: Instance, hint: Mapping[str, Sequence[int]]) -> np.ndarray:
+    """The node matrix a hint asks for: each job's counts, its last one repeated to the end of
+    the horizon; jobs absent from the hint get nothing. A job the hint stops before it is done
+    (its work was under-estimated then) keeps its last size instead."""
+    nodes = np.zeros((len(inst.jobs), inst.T), dtype=int)
+    for j, job in enumerate(inst.jobs):
+        row = list(hint.get(job.job_id, ()))[: inst.T]
+        if row:
+            nodes[j, : len(row)] = row
+            nodes[j, len(row):] = row[-1]
+    done = np.cumsum(progress_fractions(inst, nodes), axis=1) >= 1 - DONE_TOL
+    for j in range(len(inst.jobs)):
+        for t in range(1, inst.T):
+            if nodes[j, t] == 0 and nodes[j, t - 1] > 0 and not done[j, t - 1]:
+                nodes[j, t] = nodes[j, t - 1]
+    return nodes
+
+
+def _plan_mip(inst: Instance, s: Settings, released: set[str], warnings: list[str],
+              hint: Mapping[str, Sequence[int]] | None = None) -> Plan:
+    # the best of the greedy, Optimus-style and hinted plans is the warm start and the
+    # fallback (each is feasible for the model, so the MIP is never worse than any of them)
     start_name, start_nodes, start_score = "greedy", None, -float("inf")
-    for name in ("greedy", "optimus"):
-        nodes = simulate_policy(inst, name, released)
+    candidates = {name: simulate_policy(inst, name, released) for name in ("greedy", "optimus")}
+    if hint:
+        candidates["previous_plan"] = hinted_nodes(inst, hint)
+    for name, nodes in candidates.items():
         if violations(inst, nodes, preemptible=released):
             continue  # capacity fell below what this heuristic kept running
         value = score(inst, nodes)
         if value > start_score:
             start_name, start_nodes, start_score = name, nodes, value
     if start_nodes is None:
-        start_nodes = simulate_policy(inst, "greedy", released)
+        start_nodes = candidates["greedy"]
     model = build(inst, released=released, preemption=s.preemption)
     feasible_start = start_score > -float("inf")
     warm = model.solution_from_nodes(inst, start_nodes) if s.warm_start and feasible_start \
