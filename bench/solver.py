@@ -45,7 +45,10 @@ def main() -> None:
             model = build(inst)
             builds.append(time.perf_counter() - t0)
             greedy = score(inst, simulate_policy(inst, "greedy"))
-            warm = model.solution_from_nodes(inst, simulate_policy(inst, "greedy"))
+            # as in operation: the better of the greedy and Optimus-style plans warm-starts
+            start = max((simulate_policy(inst, h) for h in ("greedy", "optimus")),
+                        key=lambda nodes: score(inst, nodes))
+            warm = model.solution_from_nodes(inst, start)
             for name, fn in (("highs", backends.solve_highs), ("gurobi", backends.solve_gurobi)):
                 try:
                     r = fn(model, time_limit=args.time_limit, gap=gap, threads=1,

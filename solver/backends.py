@@ -117,8 +117,20 @@ def solve_highs(m: SparseModel, *, time_limit: float, gap: float, threads: int,
         return BackendResult("failed", None, None, None, None, seconds,
                              f"highs: {h.modelStatusToString(status)}")
     x = np.array(h.getSolution().col_value)
-    return BackendResult(kind, x, float(info.objective_function_value),
-                         float(info.mip_dual_bound), float(info.mip_gap), seconds)
+    reported = float(info.objective_function_value)
+    value = float(m.c @ x)
+    if warm_start is not None and abs(value - reported) > 1e-9 * max(1.0, abs(reported)):
+        # seen with HiGHS 1.16 on tiny models: it reports a better objective than that of the
+        # solution it hands back (the warm start); solve again cold and keep the better one
+        log.info("highs returned a solution worth %s but reported %s; solving cold", value,
+                 reported)
+        cold = solve_highs(m, time_limit=max(time_limit - seconds, 0.01), gap=gap,
+                           threads=threads)
+        if cold.x is not None and cold.objective is not None and cold.objective > value:
+            cold.seconds += seconds
+            return cold
+    return BackendResult(kind, x, value, float(info.mip_dual_bound), float(info.mip_gap),
+                         seconds)
 
 
 def solve_gurobi(m: SparseModel, *, time_limit: float, gap: float, threads: int,

@@ -14,7 +14,7 @@ Rows are lo ≤ A·v ≤ hi; the objective is maximised.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.sparse as sp
@@ -37,6 +37,8 @@ class SparseModel:
     J: int
     T: int
     build_seconds: float = 0.0
+    dominated: dict[tuple[int, int], int] = field(default_factory=dict)
+    # (job, size) left out -> the smaller allowed size that is at least as fast
 
     @property
     def num_vars(self) -> int:
@@ -62,8 +64,12 @@ class SparseModel:
         return nodes
 
     def solution_from_nodes(self, inst: Instance, nodes: np.ndarray) -> np.ndarray:
-        """The full variable vector of a plan (a warm start)."""
+        """The full variable vector of a plan (a warm start). A dominated size the model left
+        out is read as the smaller size that is at least as fast (no slower, fewer nodes)."""
         E, T = self.E, self.T
+        nodes = np.array(nodes, dtype=int)
+        for (j, n), m in self.dominated.items():
+            nodes[j][nodes[j] == n] = m
         v = np.zeros(self.num_vars)
         x = (nodes[self.job_of] == self.nodes_of[:, None]).astype(float)
         v[: E * T] = x.ravel()
@@ -82,11 +88,21 @@ def build(inst: Instance, *, released: set[str] | None = None,
     J, T = len(inst.jobs), inst.T
     delta = inst.slot_seconds
     pairs_j, pairs_n, pairs_f = [], [], []
+    dominated: dict[tuple[int, int], int] = {}
     for j, job in enumerate(inst.jobs):
-        for n in job.allowed:
+        kept: list[int] = []
+        for n in sorted(job.allowed):
+            f_n = job.throughput[n]
+            faster = [m for m in kept if job.throughput[m] >= f_n]
+            if faster and n != job.current_nodes:
+                # no faster than a smaller size, so never strictly better: leaving it out
+                # changes no optimum and makes the model smaller
+                dominated[(j, n)] = faster[0]
+                continue
+            kept.append(n)
             pairs_j.append(j)
             pairs_n.append(n)
-            pairs_f.append(job.throughput[n])
+            pairs_f.append(f_n)
     job_of = np.array(pairs_j, dtype=np.int64)
     nodes_of = np.array(pairs_n, dtype=np.int64)
     f = np.array(pairs_f, dtype=float)
@@ -216,4 +232,5 @@ def build(inst: Instance, *, released: set[str] | None = None,
     integer[:X] = True
     return SparseModel(c=c, A=A, row_lo=np.concatenate(lo), row_hi=np.concatenate(hi),
                        col_lo=col_lo, col_hi=col_hi, integer=integer, job_of=job_of,
-                       nodes_of=nodes_of, J=J, T=T, build_seconds=time.perf_counter() - t0)
+                       nodes_of=nodes_of, J=J, T=T, build_seconds=time.perf_counter() - t0,
+                       dominated=dominated)

@@ -92,3 +92,38 @@ def test_fallbacks_borrow_class_shape_then_class_curve_then_global(con, tmp_path
         # the class curve: median single-node throughput of the class (100 and 200)
         assert got[("none", n)] == (round(150 * shape[n], 6), "model")
         assert got[("orphan", n)][1] == "global"
+
+
+def test_curve_goes_through_measured_points_and_respects_a_slowdown(con, tmp_path):
+    # scales well on one machine (1, 2, 4 nodes), then slows down when it spans two (8)
+    (tmp_path / "ev.csv").write_text(EVENTS + "a,2026-12-01T00:00:00Z,submitted,,1,12,4,1e9,m\n")
+    measured = {1: 100.0, 2: 190.0, 4: 350.0, 8: 120.0}
+    (tmp_path / "tp.csv").write_text("job_id,sample_time,nodes,throughput\n" + "".join(
+        f"a,2026-12-01T00:0{k}:00Z,{n},{tp}\n" for k, (n, tp) in enumerate(measured.items())))
+    ingest_paths(con, [tmp_path])
+    estimate(con)
+    curve = dict(con.execute("SELECT nodes, throughput FROM throughput_curves").fetchall())
+    for n in (1, 2, 4):
+        assert abs(curve[n] - measured[n]) < 1e-9
+    # no size past the slowdown is planned faster than the best measured one
+    assert all(abs(curve[n] - 350.0) < 1e-9 for n in range(5, 13)), curve
+
+
+def test_past_its_measured_sizes_a_job_scales_as_its_class_measured(con, tmp_path):
+    # 'big' of class m ran at 4 and 8 nodes and slowed down; 'small' has only run at 4
+    (tmp_path / "ev.csv").write_text(
+        EVENTS + "big,2026-12-01T00:00:00Z,submitted,,1,8,8,1e9,m\n"
+        + "small,2026-12-01T00:00:00Z,submitted,,1,8,4,1e9,m\n"
+        + "other,2026-12-01T00:00:00Z,submitted,,1,8,4,1e9,o\n")
+    (tmp_path / "tp.csv").write_text(
+        "job_id,sample_time,nodes,throughput\n"
+        "big,2026-12-01T00:01:00Z,4,400\n"
+        "big,2026-12-01T00:02:00Z,8,100\n"
+        "small,2026-12-01T00:03:00Z,4,200\n"
+        "other,2026-12-01T00:04:00Z,4,200\n")
+    ingest_paths(con, [tmp_path])
+    estimate(con)
+    got = {(j, n): tp for j, n, tp in con.execute(
+        "SELECT job_id, nodes, throughput FROM throughput_curves").fetchall()}
+    assert abs(got[("small", 8)] - 200.0) < 1e-9      # the class's slowdown: no gain past 4
+    assert got[("other", 8)] > 250.0                   # another class: the usual curve
