@@ -42,3 +42,14 @@ FROM latest_plan p
 WHERE p.slot = 0
 ORDER BY CASE p.action WHEN 'start' THEN 0 WHEN 'scale_up' THEN 1 WHEN 'scale_down' THEN 2
                       WHEN 'stop' THEN 3 WHEN 'keep' THEN 4 ELSE 5 END, p.job_id;
+
+-- name: previous_plan
+-- the newest plan of a window that started before $at (from the run that wrote it last), and
+-- its age in seconds: the next window's warm start
+WITH newest AS (
+    SELECT arg_max(run_id, (window_time, created_at)) AS run_id, max(window_time) AS window_time
+    FROM plans WHERE window_time < $at
+)
+SELECT p.job_id, p.slot, p.nodes, epoch($at) - epoch(n.window_time) AS age_s
+FROM plans p JOIN newest n USING (run_id, window_time)
+ORDER BY p.job_id, p.slot;

@@ -13,7 +13,7 @@ import duckdb
 from solver.instance import Instance, Plan
 from solver.policies import Settings, plan
 from warehouse.errors import EtplanError
-from warehouse.plans import write_plan
+from warehouse.plans import previous_plan_hint, write_plan
 from warehouse.window_state import latest_event_time, window_instance
 
 log = logging.getLogger(__name__)
@@ -39,7 +39,9 @@ def plan_window(con: duckdb.DuckDBPyConnection, outputs: Path, run_id: str, *,
             raise EtplanError("the warehouse has no job events; run `etplan ingest` first")
     at = at.astimezone(UTC)
     inst = window_instance(con, at, slot_seconds=slot_seconds, num_slots=num_slots)
-    p = plan(inst, policy, settings or Settings())
+    # the plan made for an earlier window, moved on to this one, warm-starts the MIP
+    hint = previous_plan_hint(con, outputs, at, slot_seconds, num_slots)
+    p = plan(inst, policy, settings or Settings(), hint=hint)
     current = {j.job_id: j.current_nodes for j in inst.jobs}
     path = write_plan(outputs, p, run_id, at, current)
     log.info("planned %d jobs at %s with %s (%s): %s", len(inst.jobs), at, p.solver, p.status,

@@ -62,3 +62,22 @@ def attach_output_views(con: duckdb.DuckDBPyConnection, outputs: Path) -> list[s
         con.execute(load_query("output_views", "latest_plan"))
         made.append("latest_plan")
     return made
+
+
+def previous_plan_hint(con: duckdb.DuckDBPyConnection, outputs: Path, at: datetime,
+                       slot_seconds: float, num_slots: int) -> dict[str, list[int]]:
+    """The newest plan written for a window before `at`, shifted by the slots that have passed
+    since: {job_id: nodes per slot from `at` on}; empty when there is none or it is too old."""
+    if "plans" not in attach_output_views(con, outputs):
+        return {}
+    rows = con.execute(load_query("output_views", "previous_plan"), {"at": at}).fetchall()
+    if not rows:
+        return {}
+    shift = max(0, round(rows[0][3] / slot_seconds))
+    if shift >= num_slots:
+        return {}
+    hint: dict[str, list[int]] = {}
+    for job_id, slot, nodes, _ in rows:
+        if slot >= shift:
+            hint.setdefault(job_id, []).append(int(nodes))
+    return hint

@@ -14,3 +14,7 @@ FROM acc_samples;
 
 -- name: curves
 SELECT job_id, nodes, throughput FROM throughput_curves;
+
+-- name: reset
+DELETE FROM job_events;
+DELETE FROM throughput_samples;
