@@ -375,7 +375,9 @@ def backtest(
         tasks = {p: bar.add_task(p, total=1.0, sim="") for p in names}
 
         def progress(policy: str, done: float, total: float) -> None:
-            bar.update(tasks[policy], completed=min(done / total, 1.0),
+            # past the last arrival the replay drains the queue for a time nobody knows
+            # in advance: the bar holds just short of full until the policy is done
+            bar.update(tasks[policy], completed=min(done / total, 0.99),
                        sim=f"simulated {done / 3600:.1f} h")
 
         doc = run_backtest(logs, names, out_dir, truth=truth, capacity=capacity, config=config,
