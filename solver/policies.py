@@ -120,7 +120,8 @@ def _plan_mip(inst: Instance, s: Settings, released: set[str], warnings: list[st
     nodes = model.nodes_from_solution(result.x)
     p = make_plan(inst, nodes, policy="mip", solver=solver, status=result.status,
                   solve_seconds=result.seconds, build_seconds=model.build_seconds,
-                  reason=reason or f"{solver} chosen", best_bound=result.best_bound,
+                  reason=f"{reason or solver + ' chosen'}; warm start: {start_name}",
+                  best_bound=result.best_bound,
                   mip_gap=result.gap, solver_objective=result.objective, warnings=warnings)
     if feasible_start and p.objective < start_score - 1e-9 * max(1.0, abs(start_score)):
         # only on a time limit with a poor incumbent: the heuristic's plan is better

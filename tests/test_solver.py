@@ -159,6 +159,8 @@ def test_previous_plan_hint_is_a_warm_start_the_mip_never_falls_below():
     # the optimum itself as the hint, and a 0.01 s limit: the MIP cannot do worse than it
     quick = plan(inst, "mip", Settings(solver="highs", time_limit=0.01), hint=rows)
     assert quick.objective >= first.objective - 1e-9 * abs(first.objective)
+    # the hint was the start (or, had HiGHS found nothing in time, the fallback)
+    assert quick.reason.endswith("warm start: previous_plan") or quick.solver == "previous_plan"
     assert not violations(inst, _nodes(inst, quick))
 
 
