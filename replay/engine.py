@@ -114,10 +114,7 @@ def replay(trace: Trace, policy: str, estimator: Estimator, config: ReplayConfig
         decision = time.perf_counter() - started
         first = {a.job_id: a.nodes for a in p.allocations if a.slot == 0}
         # the rest of this plan, one slot on, is the next window's warm start
-        hint = {}
-        for a in p.allocations:
-            if a.slot > 0:
-                hint.setdefault(a.job_id, []).append(a.nodes)
+        hint = {job_id: row[1:] for job_id, row in p.nodes_by_job().items()}
 
         # what each job does this window: (state, nodes, seconds lost to the rescale)
         moves = []

@@ -153,15 +153,13 @@ def test_every_policy_respects_the_rules_and_mip_beats_greedy(seed, n_jobs, slot
 def test_previous_plan_hint_is_a_warm_start_the_mip_never_falls_below():
     inst = random_instance(40, 4, seed=11)
     first = plan(inst, "mip", Settings(solver="highs", time_limit=20, gap=1e-6))
-    rows = {a.job_id: [] for a in first.allocations}
-    for a in first.allocations:
-        rows[a.job_id].append(a.nodes)
     # the optimum itself as the hint, and a 0.01 s limit: the MIP cannot do worse than it
-    quick = plan(inst, "mip", Settings(solver="highs", time_limit=0.01), hint=rows)
+    quick = plan(inst, "mip", Settings(solver="highs", time_limit=0.01),
+                 hint=first.nodes_by_job())
     assert quick.objective >= first.objective - 1e-9 * abs(first.objective)
     # the hint was the start (or, had HiGHS found nothing in time, the fallback)
     assert quick.reason.endswith("warm start: previous_plan") or quick.solver == "previous_plan"
-    assert not violations(inst, _nodes(inst, quick))
+    assert not violations(inst, np.array([quick.nodes_by_job()[j.job_id] for j in inst.jobs]))
 
 
 def test_hint_that_stops_an_unfinished_job_is_repaired():
@@ -171,14 +169,6 @@ def test_hint_that_stops_an_unfinished_job_is_repaired():
     nodes = hinted_nodes(inst, {"a": [2, 0], "gone": [4, 4]})
     assert nodes.tolist() == [[2, 2, 2]]   # the stop is undone, the unknown job ignored
     assert not violations(inst, nodes)
-
-
-def _nodes(inst: Instance, p) -> np.ndarray:
-    ids = {j.job_id: i for i, j in enumerate(inst.jobs)}
-    out = np.zeros((len(inst.jobs), inst.T), dtype=int)
-    for a in p.allocations:
-        out[ids[a.job_id], a.slot] = a.nodes
-    return out
 
 
 def test_preemption_setting_lets_the_mip_stop_a_running_job():

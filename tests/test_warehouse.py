@@ -95,16 +95,13 @@ def test_next_window_is_warm_started_from_the_previous_plan_moved_on(con, tmp_pa
     from warehouse.planning import plan_window
     from warehouse.plans import previous_plan_hint
 
-
     write_logs(tmp_path / "logs", 120, 5)
     ingest_paths(con, [tmp_path / "logs"])
     estimate(con)
     out = tmp_path / "out"
     first = plan_window(con, out, "r1")
     assert previous_plan_hint(con, out, first.at, 600, 6) == {}    # nothing before it
-    rows: dict[str, list[int]] = {}
-    for a in sorted(first.plan.allocations, key=lambda a: a.slot):
-        rows.setdefault(a.job_id, []).append(a.nodes)
+    rows = first.plan.nodes_by_job()
     later = first.at + timedelta(seconds=1200)
     assert previous_plan_hint(con, out, later, 600, 6) == {j: r[2:] for j, r in rows.items()}
     assert previous_plan_hint(con, out, first.at + timedelta(hours=2), 600, 6) == {}
