@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pyarrow as pa
@@ -21,6 +23,20 @@ def _publish(tmp: str, target: Path) -> None:
     os.replace(tmp, target)
 
 
+@contextmanager
+def _atomic(target: Path, *, prefix: str, suffix: str) -> Iterator[str]:
+    """A temp file beside `target` for the caller to fill; published over `target` when the
+    block ends, removed if it raises."""
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=prefix, suffix=suffix)
+    os.close(fd)
+    try:
+        yield tmp
+        _publish(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
 def write_partition(root: Path, rows: list[dict], **partition: str) -> Path:
     """Write `rows` as root/k1=v1/k2=v2/part-0.parquet, replacing what was there."""
     folder = root
@@ -31,28 +47,16 @@ def write_partition(root: Path, rows: list[dict], **partition: str) -> Path:
         stale.unlink(missing_ok=True)
     target = folder / "part-0.parquet"
     table = pa.Table.from_pylist([_flat(r) for r in rows]) if rows else pa.table({})
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".part-", suffix=".tmp")
-    os.close(fd)
-    try:
+    with _atomic(target, prefix=".part-", suffix=".tmp") as tmp:
         pq.write_table(table, tmp)
-        _publish(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
     return target
 
 
 def write_text(path: Path, text: str) -> Path:
     """Write a text file atomically (temp file + rename)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=path.suffix)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        _publish(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with _atomic(path, prefix=".tmp-", suffix=path.suffix) as tmp:
+        Path(tmp).write_text(text, encoding="utf-8")
     return path
 
 
