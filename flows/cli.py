@@ -16,6 +16,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from solver import POLICIES, SOLVERS
 from warehouse.errors import EtplanError
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
@@ -265,17 +266,9 @@ def import_philly_cmd(
                                  hours=hours, jobs=jobs, seed=seed, capacity=capacity))
 
 
-class Policy(StrEnum):
-    mip = "mip"
-    greedy = "greedy"
-    fifo = "fifo"
-    optimus = "optimus"
-
-
-class SolverName(StrEnum):
-    auto = "auto"
-    gurobi = "gurobi"
-    highs = "highs"
+# the choices the solver package offers (named there, light to import)
+Policy = StrEnum("Policy", [(p, p) for p in POLICIES])
+SolverName = StrEnum("SolverName", [(s, s) for s in SOLVERS])
 
 
 @app.command()
@@ -359,7 +352,7 @@ def backtest(
 
     from flows.backtest import backtest as run_backtest
     from replay.engine import ReplayConfig
-    from solver.policies import POLICIES, Settings
+    from solver.policies import Settings
 
     names = [p.strip() for p in policies.split(",") if p.strip()]
     unknown = [p for p in names if p not in POLICIES]

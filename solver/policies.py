@@ -10,7 +10,7 @@ from functools import cache
 
 import numpy as np
 
-from solver import backends
+from solver import POLICIES, backends
 from solver.baselines import simulate_policy
 from solver.capacity import preemptible_jobs
 from solver.evaluate import DONE_TOL, make_plan, progress_fractions, score, violations
@@ -19,8 +19,6 @@ from solver.model import build
 
 log = logging.getLogger(__name__)
 
-POLICIES = ("mip", "greedy", "fifo", "optimus")
-SOLVERS = ("auto", "gurobi", "highs")
 
 
 @dataclass
