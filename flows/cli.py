@@ -275,8 +275,10 @@ SolverName = StrEnum("SolverName", [(s, s) for s in SOLVERS])
 def solve(
     instance: Annotated[Path, typer.Argument(help="Window instance JSON (DESIGN §3.3).")],
     policy: Annotated[Policy, typer.Option()] = Policy.mip,
-    solver: Annotated[SolverName, typer.Option(help="auto = Gurobi when its licence admits "
-                                                     "the model, else HiGHS.")
+    solver: Annotated[SolverName, typer.Option(
+        help="auto = column generation, and when it does not prove the gap the full MIP on "
+             "Gurobi (if its licence admits the model) or HiGHS; columns = the same with "
+             "HiGHS; gurobi / highs = the full MIP on that backend only.")
                       ] = SolverName.auto,
     time_limit: Annotated[float, typer.Option("--time-limit", min=0.01, help="Seconds.")] = 10.0,
     gap: Annotated[float, typer.Option(min=0.0, max=1.0, help="Relative MIP gap.")] = 1e-4,

@@ -4,4 +4,4 @@ Pure Python: no I/O beyond JSON text, no DuckDB, no Prefect.
 """
 
 POLICIES = ("mip", "greedy", "fifo", "optimus")
-SOLVERS = ("auto", "gurobi", "highs")
+SOLVERS = ("auto", "columns", "gurobi", "highs")

@@ -71,16 +71,34 @@ def _no_banner():
         _highs_banner_shown = True
 
 
-def solve_highs(m: SparseModel, *, time_limit: float, gap: float, threads: int,
-                warm_start: np.ndarray | None = None) -> BackendResult:
+_highs_threads: int | None = None
+
+
+def new_highs(threads: int):
+    """A silent Highs object that runs on `threads` threads. HiGHS keeps one scheduler per
+    process thread, sized by the first run; a later run asking for another thread count fails
+    at once with status "Not Set" (ERGO-Code/HiGHS#715), so the scheduler is reset when the
+    count changes."""
+    global _highs_threads
     import highspy
 
     with _no_banner():
         h = highspy.Highs()
     h.setOptionValue("output_flag", False)
+    if _highs_threads is not None and _highs_threads != threads:
+        highspy.Highs.resetGlobalScheduler(True)
+    _highs_threads = threads
+    h.setOptionValue("threads", int(threads))
+    return h
+
+
+def solve_highs(m: SparseModel, *, time_limit: float, gap: float, threads: int,
+                warm_start: np.ndarray | None = None) -> BackendResult:
+    import highspy
+
+    h = new_highs(threads)
     h.setOptionValue("time_limit", float(time_limit))
     h.setOptionValue("mip_rel_gap", float(gap))
-    h.setOptionValue("threads", int(threads))
     lp = highspy.HighsLp()
     lp.num_col_ = m.num_vars
     lp.num_row_ = m.num_rows

@@ -10,7 +10,7 @@ from functools import cache
 
 import numpy as np
 
-from solver import POLICIES, backends
+from solver import POLICIES, backends, columns
 from solver.baselines import simulate_policy
 from solver.capacity import preemptible_jobs
 from solver.evaluate import DONE_TOL, make_plan, progress_fractions, score, violations
@@ -29,6 +29,7 @@ class Settings:
     threads: int = 1
     preemption: bool = False
     warm_start: bool = True
+    columns: bool = True    # with solver auto or columns: column generation first
 
 
 @cache
@@ -87,8 +88,32 @@ def _plan_mip(inst: Instance, s: Settings, released: set[str], warnings: list[st
             start_name, start_nodes, start_score = name, nodes, value
     if start_nodes is None:
         start_nodes = candidates["greedy"]
+    first_name = start_name
     model = build(inst, released=released, preemption=s.preemption)
     feasible_start = start_score > -float("inf")
+    time_limit = s.time_limit
+    spent = 0.0
+    cg = None
+    if s.columns and s.solver in ("auto", "columns") and feasible_start:
+        free = {j for j, job in enumerate(inst.jobs) if s.preemption or job.job_id in released}
+        # half the limit at most, so that the full MIP has time left if the gap is not proven
+        cg = columns.solve(inst, model, start_nodes, free=free, time_limit=s.time_limit / 2,
+                           gap=s.gap, threads=s.threads)
+        if cg is not None:
+            spent = cg.seconds
+            time_limit = max(s.time_limit - spent, 0.01)
+            if cg.objective > start_score:
+                start_name, start_nodes, start_score = "columns", cg.nodes, cg.objective
+            proven = None if cg.bound is None else \
+                max(cg.bound - start_score, 0.0) / max(abs(cg.bound), 1e-12)
+            if proven is not None and proven <= s.gap:
+                return make_plan(
+                    inst, start_nodes, policy="mip", solver="columns", status="optimal",
+                    solve_seconds=spent, build_seconds=model.build_seconds,
+                    reason=f"column generation proved a gap of {proven:.4%} ({cg.columns} "
+                           f"schedules, {cg.rounds} rounds); warm start: {first_name}",
+                    best_bound=cg.bound, mip_gap=proven, solver_objective=start_score,
+                    warnings=warnings)
     warm = model.solution_from_nodes(inst, start_nodes) if s.warm_start and feasible_start \
         else None
     reason = ""
@@ -96,7 +121,7 @@ def _plan_mip(inst: Instance, s: Settings, released: set[str], warnings: list[st
     use_gurobi = s.solver == "gurobi" or (s.solver == "auto" and _gurobi_ok())
     if use_gurobi:
         try:
-            result = backends.solve_gurobi(model, time_limit=s.time_limit, gap=s.gap,
+            result = backends.solve_gurobi(model, time_limit=time_limit, gap=s.gap,
                                            threads=s.threads, warm_start=warm)
             solver = "gurobi"
         except backends.LicenceTooSmall as err:
@@ -106,9 +131,15 @@ def _plan_mip(inst: Instance, s: Settings, released: set[str], warnings: list[st
     elif s.solver == "auto":
         reason = "gurobipy not importable"
     if result is None:
-        result = backends.solve_highs(model, time_limit=s.time_limit, gap=s.gap,
+        result = backends.solve_highs(model, time_limit=time_limit, gap=s.gap,
                                       threads=s.threads, warm_start=warm)
         solver = "highs"
+    result.seconds += spent
+    # the column bound is valid for the same model: keep the tighter of the two
+    if cg is not None and cg.bound is not None and result.x is not None and (
+            result.best_bound is None or cg.bound < result.best_bound):
+        result.best_bound = cg.bound
+        result.gap = max(cg.bound - (result.objective or 0.0), 0.0) / max(abs(cg.bound), 1e-12)
     if result.status == "failed" or result.x is None:
         why = "; ".join(r for r in (reason, result.detail, f"no incumbent: {start_name} plan")
                         if r)

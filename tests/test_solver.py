@@ -54,12 +54,13 @@ def enumerate_best(inst: Instance) -> float:
     return best
 
 
+@pytest.mark.parametrize("solver", ["highs", "columns"])
 @pytest.mark.parametrize("seed", range(14))
-def test_mip_equals_enumeration_on_tiny_instances(seed):
+def test_mip_equals_enumeration_on_tiny_instances(seed, solver):
     n_jobs, slots = [(1, 3), (2, 2), (2, 3), (3, 2), (3, 3)][seed % 5]
     inst = tiny_instance(seed, n_jobs, slots)
     best = enumerate_best(inst)
-    p = plan(inst, "mip", Settings(solver="highs", gap=1e-9))
+    p = plan(inst, "mip", Settings(solver=solver, gap=1e-9))
     assert p.status == "optimal"
     assert p.objective == pytest.approx(best, rel=1e-6, abs=1e-9)
     assert not violations(inst, np.array(list(p.nodes_by_job().values())))
@@ -90,7 +91,8 @@ def test_solver_objective_matches_score_on_larger_instance():
 def test_auto_falls_back_to_highs_when_licence_too_small():
     inst = random_instance(120, seed=1)
     assert build(inst).num_vars > 2000
-    p = plan(inst, "mip", Settings(solver="auto"))
+    # with column generation off, auto goes straight to the full MIP
+    p = plan(inst, "mip", Settings(solver="auto", columns=False, time_limit=1))
     assert p.solver == "highs"
     if gurobi_available():
         assert "restricted licence" in p.reason
@@ -182,3 +184,13 @@ def test_preemption_setting_lets_the_mip_stop_a_running_job():
     stopped = plan(inst, "mip", Settings(solver="highs", preemption=True))
     assert [a.nodes for a in stopped.allocations if a.job_id == "short"][0] == 4
     assert [a.action for a in stopped.allocations if a.job_id == "long"][0] == "stop"
+
+
+def test_highs_runs_after_a_run_with_another_thread_count():
+    # HiGHS sizes its scheduler on the first run; without a reset, a later run with another
+    # thread count fails at once (status "Not Set")
+    from solver.backends import solve_highs
+
+    model = build(random_instance(8, seed=2))
+    for threads in (2, 1, 2):
+        assert solve_highs(model, time_limit=10, gap=1e-6, threads=threads).status == "optimal"

@@ -1,0 +1,409 @@
+"""Column generation over whole per-job schedules: a near-optimal plan for the window MIP and a
+valid upper bound on its optimum (a Dantzig–Wolfe view of the same model).
+
+The window MIP couples jobs only through the T capacity rows. Written over schedules — one
+column per (job, node counts for every slot), valued with the model's own objective — it is a
+set-partitioning problem with J "one schedule per job" rows and T capacity rows, whose LP
+relaxation is far tighter than the MIP's own (a basic solution has at most T jobs split between
+schedules). The master LP starts from the warm start's schedules and grows by pricing:
+
+1. a pool of simple schedules per job (off, then at most two sizes, then off; the warm start's
+   schedule too) is priced with the master's duals, best column per job added, until none
+   prices out;
+2. then every schedule the model admits is priced exactly (`_price_exact`: slot by slot, with a
+   bound that prunes partial schedules which cannot beat the pool's best). With capacity duals
+   λ ≥ 0, `λ·C + Σ_j max_schedule (value − λ·nodes)` is an upper bound on the MIP's optimum
+   (Lagrangian relaxation of the capacity rows); when exact pricing finds no improving column,
+   the master LP's value is that bound.
+
+The integer master (the LP's integral jobs fixed, the few split jobs chosen by HiGHS; the whole
+master when that is infeasible) gives the plan. Every schedule is feasible for the MIP, so the
+plan is too, and `bound − objective` is a proven gap. Pure numpy plus HiGHS (highspy) for the
+master problems; no I/O.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass
+from functools import cache
+
+import numpy as np
+
+from solver.backends import new_highs
+from solver.evaluate import DONE_TOL, coefficients
+from solver.instance import Instance
+from solver.model import SparseModel
+
+log = logging.getLogger(__name__)
+
+MAX_STATES = 3_000_000    # partial schedules alive at once in exact pricing; beyond, no bound
+
+
+@dataclass
+class ColumnResult:
+    nodes: np.ndarray
+    objective: float
+    bound: float | None        # valid upper bound on the MIP's optimum; None if not proven
+    seconds: float
+    rounds: int
+    columns: int
+
+    @property
+    def gap(self) -> float | None:
+        if self.bound is None:
+            return None
+        return max(self.bound - self.objective, 0.0) / max(abs(self.bound), 1e-12)
+
+
+@cache
+def _template(k: int, T: int) -> np.ndarray:
+    """Every schedule 'off, size s1, size s2, off' over T slots, as indices into [0, sizes...]."""
+    seqs = {(0,) * T}
+    for a in range(T):
+        for b in range(a + 1, T + 1):
+            for c in range(b, T + 1):
+                for s1 in range(1, k + 1):
+                    for s2 in (range(1, k + 1) if c > b else (s1,)):
+                        seqs.add((0,) * a + (s1,) * (b - a) + (s2,) * (c - b) + (0,) * (T - c))
+    return np.array(sorted(seqs), dtype=np.int64)
+
+
+class _Jobs:
+    """Per-job arrays the schedule valuation needs, read once from the instance and model."""
+
+    def __init__(self, inst: Instance, model: SparseModel, free: np.ndarray):
+        self.J, self.T = len(inst.jobs), inst.T
+        self.delta = inst.slot_seconds
+        self.R = np.array([j.remaining_work for j in inst.jobs], dtype=float)
+        self.alive = self.R > 0
+        self.Rs = np.where(self.alive, self.R, 1.0)
+        self.rho = np.array([min(j.rescale_seconds, self.delta) for j in inst.jobs])
+        self.cur = np.array([j.current_nodes for j in inst.jobs], dtype=np.int64)
+        self.free = free                      # may stop before done (released / preemption)
+        coef = coefficients(inst)
+        self.coef, self.eps = coef.progress, coef.eps
+        self.pair_job, self.pair_nodes = model.job_of, model.nodes_of
+        self.pair_rate = np.array([inst.jobs[j].throughput[n] for j, n in
+                                   zip(model.job_of, model.nodes_of, strict=True)], dtype=float)
+        top = int(max(self.pair_nodes.max(initial=0), self.cur.max(initial=0)))
+        self.rate = np.zeros((self.J, top + 1))
+        self.rate[self.pair_job, self.pair_nodes] = self.pair_rate
+
+    def value(self, N: np.ndarray, job: np.ndarray, *, idle_ok: bool = False
+              ) -> tuple[np.ndarray, np.ndarray]:
+        """Objective value of each schedule N[i] for job[i], and whether the model admits it.
+        Schedules that keep nodes after the job is done are admitted only with `idle_ok`
+        (the model allows them, but stopping is better, so pricing leaves them out)."""
+        left = np.where(self.alive[job], 1.0, 0.0)
+        prev = self.cur[job]
+        value = np.zeros(len(job))
+        ok = ~(~self.alive[job] & (N.sum(axis=1) > 0))
+        fr = self.free[job]
+        ok &= ~(self.alive[job] & ~fr & (self.cur[job] > 0) & (N[:, 0] == 0))
+        for t in range(self.T):
+            n = N[:, t]
+            on = n > 0
+            if not idle_ok:
+                ok &= ~(on & (left <= DONE_TOL))
+            secs = np.where(n == prev, self.delta, self.delta - self.rho[job])
+            done = np.where(on, np.minimum(left, self.rate[job, n] * secs / self.Rs[job]), 0.0)
+            left = left - done
+            value += self.coef[job, t] * done
+            if t < self.T - 1:
+                ok &= ~(on & (N[:, t + 1] == 0) & ~fr & (left > DONE_TOL))
+            prev = n
+        return value - self.eps * N.sum(axis=1), ok
+
+
+def _pool(d: _Jobs, start: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The simple schedules of every job plus the start's, admitted and deduplicated, in job
+    order: (schedules, job, value). The start's schedules come first in each job's block."""
+    blocks, owners = [], []
+    counts = np.bincount(d.pair_job, minlength=d.J)
+    first = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    for j in range(d.J):
+        sizes = d.pair_nodes[first[j]: first[j] + counts[j]]
+        tpl = _template(len(sizes), d.T)
+        blocks.append(np.concatenate([[0], sizes])[tpl])
+        owners.append(np.full(len(tpl), j))
+    N = np.vstack(blocks)
+    job = np.concatenate(owners)
+    value, ok = d.value(N, job)
+    start_value, _ = d.value(start, np.arange(d.J), idle_ok=True)
+    N = np.vstack([start, N[ok]])
+    job = np.concatenate([np.arange(d.J), job[ok]])
+    value = np.concatenate([start_value, value[ok]])
+    _, keep = np.unique(np.column_stack([job, N]), axis=0, return_index=True)
+    keep = np.sort(keep)      # first occurrence: the start's schedule leads its job's block
+    keep = keep[np.argsort(job[keep], kind="stable")]
+    return N[keep], job[keep], value[keep]
+
+
+def _price_exact(d: _Jobs, lam: np.ndarray, lower: np.ndarray, deadline: float = np.inf
+                 ) -> tuple[np.ndarray, np.ndarray] | None:
+    """For each job, the best `value − (λ + ε)·nodes` over every schedule the model admits, and
+    that schedule; None when the search grows past MAX_STATES or runs past `deadline`
+    (perf_counter). Two exact prunes, both resting on objective weights that never grow with
+    the slot (so work still left is worth at most the next slot's weight c):
+    - bound: `lower[j]` is a value some admitted schedule reaches; a partial schedule whose
+      value plus the most its remaining slots could add stays below it is dropped;
+    - dominance: of two partial schedules of a job with the same last size, A with no more work
+      left than B and `value_A + c·left_A ≥ value_B + c·left_B` ends at least as well as B
+      whatever follows, so B is dropped."""
+    J, T, delta = d.J, d.T, d.delta
+    mu = lam + d.eps
+    gain = (d.coef[d.pair_job] * (d.pair_rate * delta / d.Rs[d.pair_job])[:, None]
+            - mu[None, :] * d.pair_nodes[:, None])
+    best_slot = np.zeros((J, T))
+    np.maximum.at(best_slot, d.pair_job, np.maximum(gain, 0.0))
+    tail = np.concatenate([np.cumsum(best_slot[:, ::-1], axis=1)[:, ::-1], np.zeros((J, 1))],
+                          axis=1)
+    counts = np.bincount(d.pair_job, minlength=J)
+    first = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    lower = lower.copy()
+    best = np.where(d.alive, -np.inf, 0.0)
+    best_pat = np.zeros((J, T), dtype=np.int64)
+    # partial schedules: owner, previous size, work left, value so far, ever on, sizes so far
+    sj = np.nonzero(d.alive)[0]
+    prev, left, val = d.cur[sj], np.ones(sj.size), np.zeros(sj.size)
+    ever = prev > 0
+    hist = np.zeros((sj.size, 0), dtype=np.int64)
+    for t in range(T):
+        reps = counts[sj]
+        src = np.repeat(np.arange(sj.size), reps)
+        offset = np.arange(src.size) - np.repeat(np.cumsum(reps) - reps, reps)
+        pair = np.concatenate([np.full(sj.size, -1), first[sj[src]] + offset])
+        cs = np.concatenate([np.arange(sj.size), src])
+        cj = sj[cs]
+        cn = np.where(pair >= 0, d.pair_nodes[np.maximum(pair, 0)], 0)
+        pv, lf, vl, ev = prev[cs], left[cs], val[cs], ever[cs]
+        on = cn > 0
+        fr = d.free[cj]
+        running = (pv > 0) & (lf > DONE_TOL)
+        ok = ~(on & (lf <= DONE_TOL))                        # nothing after done
+        ok &= ~(~on & running & ~fr)                          # no stop before done
+        ok &= ~(on & (pv == 0) & ev & (lf > DONE_TOL) & ~fr)  # no restart after a stop
+        if t == 0:
+            ok &= ~(~on & (d.cur[cj] > 0) & ~fr)              # a running job stays on
+        cj, cn, cs, pair, pv, lf, vl, ev, on = (a[ok] for a in (cj, cn, cs, pair, pv, lf, vl,
+                                                                ev, on))
+        rate = np.where(pair >= 0, d.pair_rate[np.maximum(pair, 0)], 0.0)
+        secs = np.where(cn == pv, delta, delta - d.rho[cj])
+        done = np.where(on, np.minimum(lf, rate * secs / d.Rs[cj]), 0.0)
+        lf = lf - done
+        vl = vl + d.coef[cj, t] * done - mu[t] * cn
+        complete = (lf <= DONE_TOL) | (t == T - 1)
+        if complete.any():
+            idx = np.nonzero(complete)[0]
+            order = idx[np.lexsort((-vl[idx], cj[idx]))]
+            head = order[np.r_[True, cj[order][1:] != cj[order][:-1]]]
+            head = head[vl[head] > best[cj[head]]]
+            best[cj[head]] = vl[head]
+            best_pat[cj[head]] = 0
+            best_pat[cj[head], :t] = hist[cs[head]]
+            best_pat[cj[head], t] = cn[head]
+            lower = np.maximum(lower, best)
+        if t == T - 1:
+            break
+        c_next = d.coef[cj, t + 1]
+        reach = vl + np.minimum(c_next * lf, tail[cj, t + 1])
+        go = np.nonzero(~complete & (reach >= lower[cj] - 1e-12 * np.maximum(1.0,
+                                                                              np.abs(lower[cj]))))[0]
+        go = go[_undominated(cj[go], cn[go], (ev | on)[go], lf[go], vl[go] + c_next[go] * lf[go])]
+        if go.size * (1 + counts.max(initial=0)) > MAX_STATES or time.perf_counter() > deadline:
+            log.info("exact pricing stopped at slot %d: %d partial schedules", t, go.size)
+            return None
+        hist = np.column_stack([hist[cs[go]], cn[go]])
+        sj, prev, left, val, ever = cj[go], cn[go], lf[go], vl[go], (ev | on)[go]
+    return best, best_pat
+
+
+def _undominated(job: np.ndarray, last: np.ndarray, ever: np.ndarray, left: np.ndarray,
+                 key: np.ndarray) -> np.ndarray:
+    """Mask of the partial schedules no other of the same (job, last size, ever on) dominates:
+    none with no more work left and at least the same `key` (value + c·left) comes first."""
+    if key.size == 0:
+        return np.ones(0, dtype=bool)
+    order = np.lexsort((-key, left, ever, last, job))
+    j, n, e = job[order], last[order], ever[order]
+    new_group = np.r_[True, (j[1:] != j[:-1]) | (n[1:] != n[:-1]) | (e[1:] != e[:-1])]
+    group = np.cumsum(new_group) - 1
+    k = key[order]
+    span = float(k.max() - k.min()) + 1.0
+    # a running maximum that restarts per group: later groups are lifted above earlier ones
+    run = np.maximum.accumulate(k + group * span)
+    before = np.r_[-np.inf, run[:-1]]
+    dominated = ~new_group & (before >= k + group * span)
+    out = np.ones(key.size, dtype=bool)
+    out[order[dominated]] = False
+    return out
+
+
+class _Master:
+    """The restricted master LP (minimise −value) in one HiGHS object that grows by columns."""
+
+    def __init__(self, J: int, cap: np.ndarray, threads: int):
+        import highspy
+
+        self.hs = highspy
+        self.threads = threads
+        self.h = new_highs(threads)
+        self.J, self.T = J, cap.size
+        inf = highspy.kHighsInf
+        lo = np.concatenate([np.ones(J), np.full(cap.size, -inf)])
+        hi = np.concatenate([np.ones(J), cap])
+        self.h.addRows(lo.size, lo, hi, 0, np.zeros(0, np.int32), np.zeros(0, np.int32),
+                       np.zeros(0))
+        self.N: list[np.ndarray] = []
+        self.job: list[int] = []
+        self.value: list[float] = []
+        self._seen: set[tuple[int, ...]] = set()
+
+    def add(self, j: int, sched: np.ndarray, value: float) -> bool:
+        key = (int(j), *map(int, sched))
+        if key in self._seen:
+            return False
+        self._seen.add(key)
+        slots = np.nonzero(sched)[0]
+        index = np.concatenate([[j], self.J + slots]).astype(np.int32)
+        vals = np.concatenate([[1.0], sched[slots].astype(float)])
+        self.h.addCol(-float(value), 0.0, 1.0, index.size, index, vals)
+        self.N.append(np.asarray(sched, dtype=np.int64))
+        self.job.append(int(j))
+        self.value.append(float(value))
+        return True
+
+    def solve_lp(self) -> tuple[float, np.ndarray, np.ndarray]:
+        """(LP value, capacity duals λ ≥ 0, per-job duals)."""
+        self.h.run()
+        sol = self.h.getSolution()
+        dual = -np.array(sol.row_dual)
+        return -float(self.h.getInfo().objective_function_value), \
+            np.maximum(dual[self.J:], 0.0), dual[: self.J]
+
+    def fix_and_choose(self, time_limit: float, gap: float) -> np.ndarray | None:
+        """A quick integer choice: jobs integral in the LP keep their column and a MIP chooses
+        among the split jobs' columns; None when that is infeasible."""
+        x = np.array(self.h.getSolution().col_value)
+        job = np.array(self.job)
+        integral = x > 1 - 1e-7
+        settled = np.zeros(self.J, dtype=bool)
+        settled[job[integral]] = True
+        lo = np.where(integral, 1.0, 0.0)
+        hi = np.where(integral | ~settled[job], 1.0, 0.0)
+        return self._mip(lo, hi, time_limit, gap)
+
+    def choose(self, keep: np.ndarray, start: np.ndarray | None, time_limit: float,
+               gap: float) -> np.ndarray | None:
+        """The master MIP over the columns in `keep`, from the choice `start`."""
+        return self._mip(np.zeros(keep.size), keep.astype(float), time_limit, gap, start)
+
+    def _mip(self, lo: np.ndarray, hi: np.ndarray, time_limit: float, gap: float,
+             start: np.ndarray | None = None) -> np.ndarray | None:
+        h = new_highs(self.threads)
+        h.setOptionValue("time_limit", float(time_limit))
+        h.setOptionValue("mip_rel_gap", float(gap))
+        lp = self.h.getLp()
+        lp.col_lower_ = lo
+        lp.col_upper_ = hi
+        lp.integrality_ = [self.hs.HighsVarType.kInteger] * len(self.job)
+        h.passModel(lp)
+        if start is not None:
+            h.setSolution(start.size, np.arange(start.size, dtype=np.int32),
+                          start.astype(float))
+        h.run()
+        if h.getInfo().primal_solution_status != 2:
+            return None
+        return np.array(h.getSolution().col_value) > 0.5
+
+
+def solve(inst: Instance, model: SparseModel, start: np.ndarray, *, free: set[int],
+          time_limit: float, gap: float, threads: int = 1, max_rounds: int = 100
+          ) -> ColumnResult | None:
+    """Column generation from the feasible plan `start` (node matrix). `free`: indices of jobs
+    that may stop before they are done. None when the integer master finds no plan."""
+    t0 = time.perf_counter()
+    free_mask = np.zeros(len(inst.jobs), dtype=bool)
+    free_mask[list(free)] = True
+    d = _Jobs(inst, model, free_mask)
+    start = np.array(start, dtype=np.int64)
+    for (j, n), smaller in model.dominated.items():   # sizes the model left out
+        start[j][start[j] == n] = smaller
+    _, admitted = d.value(start, np.arange(d.J), idle_ok=True)
+    if not admitted.all():
+        log.info("column generation skipped: the start plan breaks the model's rules")
+        return None
+    N, job, value = _pool(d, start)
+    starts = np.searchsorted(job, np.arange(d.J))
+    ends = np.r_[starts[1:], len(job)]
+    cap = np.array(inst.capacity, dtype=float)
+    master = _Master(d.J, cap, threads)
+    for j in range(d.J):
+        master.add(j, N[starts[j]], value[starts[j]])    # the start's schedule
+    bound: float | None = None
+    rounds = 0
+    while rounds < max_rounds:
+        rounds += 1
+        lp_value, lam, mu = master.solve_lp()
+        tol = 1e-9 * max(1.0, abs(lp_value))
+        reduced = value - N @ lam
+        best = np.maximum.reduceat(reduced, starts)
+        added = 0
+        for j in np.nonzero(best - mu > tol)[0]:
+            k = starts[j] + int(np.argmax(reduced[starts[j]: ends[j]]))
+            added += master.add(j, N[k], value[k])
+        if added:
+            continue
+        if time.perf_counter() - t0 > time_limit / 2:
+            break
+        exact = _price_exact(d, lam, best, deadline=t0 + time_limit * 0.75)
+        if exact is None:
+            break
+        exact_best, exact_sched = exact
+        exact_best = np.maximum(exact_best, best)
+        candidate = float(lam @ cap + exact_best.sum())
+        bound = candidate if bound is None else min(bound, candidate)
+        for j in np.nonzero(exact_best - mu > tol)[0]:
+            v, ok = d.value(exact_sched[j: j + 1], np.array([j]))
+            if ok[0]:
+                added += master.add(j, exact_sched[j], v[0])
+        if not added:
+            break
+    def remaining() -> float:
+        return max(time_limit - (time.perf_counter() - t0), 0.05)
+
+    chosen = master.fix_and_choose(remaining(), gap / 4)
+    objective = -np.inf if chosen is None else float(np.array(master.value)[chosen].sum())
+    if bound is None or objective < bound - gap * abs(bound):
+        # reduced-cost fixing: an integer solution worth at least `target` uses no column
+        # whose reduced value is below −(LP value − target), so the master MIP needs only the
+        # columns (generated or in the pool) that pass that test
+        target = max(objective, bound * (1 - gap)) if bound is not None else objective
+        margin = lp_value - target if np.isfinite(target) else np.inf
+        margin += 1e-9 * max(1.0, abs(lp_value))
+        reduced = value - N @ lam - mu[job]
+        for k in np.nonzero(reduced >= -margin)[0]:
+            master.add(int(job[k]), N[k], value[k])
+        m_job = np.array(master.job)
+        m_red = np.array(master.value) - np.array(master.N) @ lam - mu[m_job]
+        keep = m_red >= -margin
+        start_choice = None
+        if chosen is not None:
+            start_choice = np.zeros(m_job.size, dtype=bool)
+            start_choice[: chosen.size] = chosen
+            keep |= start_choice
+        better = master.choose(keep, start_choice, remaining(), gap / 4)
+        if better is not None:
+            value_better = float(np.array(master.value)[better].sum())
+            if value_better > objective:
+                chosen, objective = better, value_better
+    if chosen is None:
+        return None
+    nodes = np.zeros((d.J, d.T), dtype=np.int64)
+    cols = np.nonzero(chosen)[0]
+    nodes[np.array(master.job)[cols]] = np.array(master.N)[cols]
+    return ColumnResult(nodes=nodes, objective=objective, bound=bound,
+                        seconds=time.perf_counter() - t0, rounds=rounds,
+                        columns=len(master.job))
