@@ -50,12 +50,6 @@ class ColumnResult:
     rounds: int
     columns: int
 
-    @property
-    def gap(self) -> float | None:
-        if self.bound is None:
-            return None
-        return max(self.bound - self.objective, 0.0) / max(abs(self.bound), 1e-12)
-
 
 @cache
 def _template(k: int, T: int) -> np.ndarray:

@@ -140,6 +140,8 @@ def _plan_mip(inst: Instance, s: Settings, released: set[str], warnings: list[st
             result.best_bound is None or cg.bound < result.best_bound):
         result.best_bound = cg.bound
         result.gap = max(cg.bound - (result.objective or 0.0), 0.0) / max(abs(cg.bound), 1e-12)
+        if result.gap <= s.gap:
+            result.status = "optimal"     # proven within the gap, though the backend timed out
     if result.status == "failed" or result.x is None:
         why = "; ".join(r for r in (reason, result.detail, f"no incumbent: {start_name} plan")
                         if r)
