@@ -139,6 +139,7 @@ def sql(
         import pyarrow as pa
         import pyarrow.parquet as pq
 
+        _out_dir(out_file)
         pq.write_table(pa.table({c: [r[i] for r in rows] for i, c in enumerate(columns)}),
                        out_file)
         out.print(f"{len(rows)} rows written to {out_file}")
@@ -160,7 +161,7 @@ def sql(
         w.writerow(columns)
         w.writerows(rows)
     if out_file:
-        out_file.write_text(buf.getvalue())
+        _write_text(out_file, buf.getvalue())
         out.print(f"{len(rows)} rows written to {out_file}")
     else:
         sys.stdout.write(buf.getvalue())
@@ -212,6 +213,22 @@ def _parse_time(text: str, option: str):
         raise EtplanError(f"{option} {text!r}: not an ISO 8601 time "
                           "(e.g. 2017-10-09T06:00:00Z)") from None
     return t if t.tzinfo else t.replace(tzinfo=UTC)
+
+
+def _out_dir(path: Path) -> None:
+    """Create the folder an --out file goes into; a one-line error when that cannot be."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise EtplanError(f"{path}: cannot create its folder ({e.strerror})") from None
+
+
+def _write_text(path: Path, text: str) -> None:
+    _out_dir(path)
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as e:
+        raise EtplanError(f"{path}: cannot write ({e.strerror})") from None
 
 
 def _print_written(written: dict[str, Path]) -> None:
@@ -303,7 +320,7 @@ def solve(
                                                gap=gap, threads=threads,
                                                preemption=preemption))
     if out_file:
-        out_file.write_text(result.to_json() + "\n")
+        _write_text(out_file, result.to_json() + "\n")
         err.print(f"{result.policy} plan ({result.solver}, {result.status}, objective "
                   f"{result.objective:.6g}, {result.solve_seconds:.2f} s) written to {out_file}",
                   highlight=False)
@@ -325,7 +342,7 @@ def generate_instance(
 
     text = random_instance(jobs, slots, capacity, seed).to_json() + "\n"
     if out_file:
-        out_file.write_text(text)
+        _write_text(out_file, text)
     else:
         sys.stdout.write(text)
 

@@ -88,3 +88,21 @@ def test_second_writer_is_told_the_warehouse_is_busy(tmp_path):
         holder.stdin.close()
         holder.wait(timeout=30)
     assert run_cli("ingest", str(logs), "--warehouse", str(wh)).returncode == 0
+
+
+def test_out_files_go_into_new_folders_and_unwritable_ones_fail_in_one_line(tmp_path):
+    inst = tmp_path / "new" / "instance.json"
+    r = run_cli("generate-instance", "--jobs", "12", "--seed", "3", "--out", str(inst))
+    assert r.returncode == 0, r.stderr
+    plan_file = tmp_path / "plans" / "deeper" / "plan.json"
+    r = run_cli("solve", str(inst), "--solver", "columns", "--gap", "0.01",
+                "--out", str(plan_file))
+    assert r.returncode == 0, r.stderr
+    plan = json.loads(plan_file.read_text())
+    assert plan["policy"] == "mip" and len(plan["allocations"]) == 12 * 6
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    r = run_cli("solve", str(inst), "--out", str(blocker / "plan.json"))
+    assert r.returncode == 1
+    assert r.stderr.strip().splitlines() == [
+        f"error: {blocker / 'plan.json'}: cannot create its folder (File exists)"]
