@@ -319,6 +319,8 @@ def solve(inst: Instance, model: SparseModel, start: np.ndarray, *, free: set[in
     """Column generation from the feasible plan `start` (node matrix). `free`: indices of jobs
     that may stop before they are done. None when the integer master finds no plan."""
     t0 = time.perf_counter()
+    if not inst.jobs:
+        return None
     free_mask = np.zeros(len(inst.jobs), dtype=bool)
     free_mask[list(free)] = True
     d = _Jobs(inst, model, free_mask)

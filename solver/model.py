@@ -110,9 +110,9 @@ def build(inst: Instance, *, released: set[str] | None = None,
     X = E * T
     n_var = 2 * X + J * T
 
-    R = np.array([job.remaining_work for job in inst.jobs])
-    rho = np.array([min(job.rescale_seconds, delta) for job in inst.jobs])
-    cur = np.array([job.current_nodes for job in inst.jobs])
+    R = np.array([job.remaining_work for job in inst.jobs], dtype=float)
+    rho = np.array([min(job.rescale_seconds, delta) for job in inst.jobs], dtype=float)
+    cur = np.array([job.current_nodes for job in inst.jobs], dtype=np.int64)
     alive = R > 0
     safe_R = np.where(alive, R, 1.0)
     # per pair: share of R done in a slot that starts/changes size (a) and the extra when it
@@ -141,7 +141,8 @@ def build(inst: Instance, *, released: set[str] | None = None,
     one_row = n_rows + job_of[e_all] * T + t_all
     add(one_row, x_idx, np.ones(X))
     one_lo = np.full((J, T), -np.inf)   # x ≥ 0 already; a one-sided row stays one row
-    forced = alive & (cur > 0) & np.array([job.job_id not in released for job in inst.jobs])
+    kept_on = np.array([job.job_id not in released for job in inst.jobs], dtype=bool)
+    forced = alive & (cur > 0) & kept_on
     if preemption:
         forced[:] = False
     one_lo[forced, 0] = 1.0
@@ -181,7 +182,7 @@ def build(inst: Instance, *, released: set[str] | None = None,
     # 7. no preemption: on[j,t] − on[j,t+1] − Σ_{t' ≤ t} p̃[j,t'] ≤ 0
     if T > 1:
         keep = np.ones(J, dtype=bool) if not preemption else np.zeros(J, dtype=bool)
-        keep &= np.array([job.job_id not in released for job in inst.jobs])
+        keep &= kept_on
         jobs_np = np.nonzero(keep)[0]
         rank = -np.ones(J, dtype=np.int64)
         rank[jobs_np] = np.arange(jobs_np.size)

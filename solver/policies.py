@@ -45,6 +45,9 @@ def plan(inst: Instance, policy: str = "mip", settings: Settings | None = None,
     if policy not in POLICIES:
         raise ValueError(f"unknown policy {policy!r}; use one of {', '.join(POLICIES)}")
     released, warnings = preemptible_jobs(inst)
+    if not inst.jobs:
+        return make_plan(inst, np.zeros((0, inst.T), dtype=int), policy=policy, solver=policy,
+                         status="optimal", reason="no jobs in the window")
     if policy != "mip":
         start = time.perf_counter()
         nodes = simulate_policy(inst, policy, released)

@@ -81,6 +81,10 @@ def test_columns_plans_respect_the_rules_and_beat_the_heuristics(seed, n_jobs, s
         assert p.objective >= score(inst, simulate_policy(inst, other)) - 1e-9
     if p.best_bound is not None:
         assert p.best_bound >= p.objective - 1e-9 * max(1.0, abs(p.objective))
+    # the objective the solving path reports and the scoring function agree (a fallback plan
+    # is a heuristic's and reports none)
+    if p.status != "fallback":
+        assert p.solver_objective == pytest.approx(p.objective, rel=1e-6, abs=1e-9)
 
 
 def test_large_window_is_proven_by_columns_within_the_gap():

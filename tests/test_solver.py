@@ -194,3 +194,10 @@ def test_highs_runs_after_a_run_with_another_thread_count():
     model = build(random_instance(8, seed=2))
     for threads in (2, 1, 2):
         assert solve_highs(model, time_limit=10, gap=1e-6, threads=threads).status == "optimal"
+
+
+def test_a_window_without_jobs_plans_nothing_under_every_policy():
+    inst = Instance.from_dict({"capacity": 4, "num_slots": 3, "jobs": []})
+    for policy in ("mip", "greedy", "fifo", "optimus"):
+        p = plan(inst, policy)
+        assert (p.status, p.allocations, p.objective) == ("optimal", [], 0.0), policy
