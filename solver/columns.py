@@ -32,7 +32,7 @@ from functools import cache
 import numpy as np
 
 from solver.backends import new_highs
-from solver.evaluate import DONE_TOL, coefficients
+from solver.evaluate import DONE_TOL, coefficients, slot_progress
 from solver.instance import Instance
 from solver.model import SparseModel
 
@@ -101,8 +101,8 @@ class _Jobs:
             on = n > 0
             if not idle_ok:
                 ok &= ~(on & (left <= DONE_TOL))
-            secs = np.where(n == prev, self.delta, self.delta - self.rho[job])
-            done = np.where(on, np.minimum(left, self.rate[job, n] * secs / self.Rs[job]), 0.0)
+            done = slot_progress(self.rate[job, n], n, prev, left, self.Rs[job],
+                                 self.rho[job], self.delta)
             left = left - done
             value += self.coef[job, t] * done
             if t < self.T - 1:
@@ -111,9 +111,11 @@ class _Jobs:
         return value - self.eps * N.sum(axis=1), ok
 
 
-def _pool(d: _Jobs, start: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The simple schedules of every job plus the start's, admitted and deduplicated, in job
-    order: (schedules, job, value). The start's schedules come first in each job's block."""
+def _pool(d: _Jobs, start: np.ndarray, start_value: np.ndarray
+          ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The simple schedules of every job plus the start's (worth `start_value`), admitted and
+    deduplicated, in job order: (schedules, job, value). The start's schedules come first in
+    each job's block."""
     blocks, owners = [], []
     counts = np.bincount(d.pair_job, minlength=d.J)
     first = np.concatenate([[0], np.cumsum(counts)[:-1]])
@@ -125,7 +127,6 @@ def _pool(d: _Jobs, start: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarr
     N = np.vstack(blocks)
     job = np.concatenate(owners)
     value, ok = d.value(N, job)
-    start_value, _ = d.value(start, np.arange(d.J), idle_ok=True)
     N = np.vstack([start, N[ok]])
     job = np.concatenate([np.arange(d.J), job[ok]])
     value = np.concatenate([start_value, value[ok]])
@@ -184,8 +185,7 @@ def _price_exact(d: _Jobs, lam: np.ndarray, lower: np.ndarray, deadline: float =
         cj, cn, cs, pair, pv, lf, vl, ev, on = (a[ok] for a in (cj, cn, cs, pair, pv, lf, vl,
                                                                 ev, on))
         rate = np.where(pair >= 0, d.pair_rate[np.maximum(pair, 0)], 0.0)
-        secs = np.where(cn == pv, delta, delta - d.rho[cj])
-        done = np.where(on, np.minimum(lf, rate * secs / d.Rs[cj]), 0.0)
+        done = slot_progress(rate, cn, pv, lf, d.Rs[cj], d.rho[cj], delta)
         lf = lf - done
         vl = vl + d.coef[cj, t] * done - mu[t] * cn
         complete = (lf <= DONE_TOL) | (t == T - 1)
@@ -244,7 +244,7 @@ class _Master:
         self.hs = highspy
         self.threads = threads
         self.h = new_highs(threads)
-        self.J, self.T = J, cap.size
+        self.J = J
         inf = highspy.kHighsInf
         lo = np.concatenate([np.ones(J), np.full(cap.size, -inf)])
         hi = np.concatenate([np.ones(J), cap])
@@ -327,11 +327,11 @@ def solve(inst: Instance, model: SparseModel, start: np.ndarray, *, free: set[in
     start = np.array(start, dtype=np.int64)
     for (j, n), smaller in model.dominated.items():   # sizes the model left out
         start[j][start[j] == n] = smaller
-    _, admitted = d.value(start, np.arange(d.J), idle_ok=True)
+    start_value, admitted = d.value(start, np.arange(d.J), idle_ok=True)
     if not admitted.all():
         log.info("column generation skipped: the start plan breaks the model's rules")
         return None
-    N, job, value = _pool(d, start)
+    N, job, value = _pool(d, start, start_value)
     starts = np.searchsorted(job, np.arange(d.J))
     ends = np.r_[starts[1:], len(job)]
     cap = np.array(inst.capacity, dtype=float)

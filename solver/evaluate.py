@@ -37,25 +37,35 @@ def coefficients(inst: Instance) -> Coefficients:
     return Coefficients(coef, eps)
 
 
+def slot_progress(rate: np.ndarray, nodes: np.ndarray, prev: np.ndarray, left: np.ndarray,
+                  remaining: np.ndarray, rescale: np.ndarray, slot_seconds: float) -> np.ndarray:
+    """p̃ done in one slot, elementwise: on `nodes` nodes (throughput `rate` there) after `prev`
+    nodes in the slot before, with a share `left` of the remaining work `remaining` still to
+    do. A slot that keeps the size runs its full length, one that starts or changes size loses
+    the rescale seconds; never more than is left. The one place this rule is written."""
+    secs = np.where(nodes == prev, slot_seconds, slot_seconds - rescale)
+    return np.where(nodes > 0, np.minimum(left, rate * secs / remaining), 0.0)
+
+
 def progress_fractions(inst: Instance, nodes: np.ndarray) -> np.ndarray:
     """p̃[j, t]: the share of its remaining work job j does in slot t under `nodes`."""
+    nodes = np.asarray(nodes, dtype=int)
     J, T = nodes.shape
     out = np.zeros((J, T))
-    delta = inst.slot_seconds
-    for j, job in enumerate(inst.jobs):
-        if job.remaining_work <= 0:
-            continue
-        left = 1.0
-        prev = job.current_nodes
-        r = min(job.rescale_seconds, delta)
-        for t in range(T):
-            n = int(nodes[j, t])
-            if n > 0:
-                secs = delta if n == prev else delta - r
-                done = min(left, job.rate(n) * secs / job.remaining_work)
-                out[j, t] = done
-                left -= done
-            prev = n
+    if J == 0:
+        return out
+    remaining = np.array([job.remaining_work for job in inst.jobs], dtype=float)
+    alive = remaining > 0
+    rescale = np.array([min(job.rescale_seconds, inst.slot_seconds) for job in inst.jobs])
+    rate = np.array([[job.rate(int(n)) for n in row] for job, row in
+                     zip(inst.jobs, nodes, strict=True)], dtype=float)
+    left = np.where(alive, 1.0, 0.0)
+    prev = np.array([job.current_nodes for job in inst.jobs])
+    for t in range(T):
+        out[:, t] = slot_progress(rate[:, t], nodes[:, t], prev, left,
+                                  np.where(alive, remaining, 1.0), rescale, inst.slot_seconds)
+        left = left - out[:, t]
+        prev = nodes[:, t]
     return out
 
 

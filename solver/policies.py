@@ -57,6 +57,11 @@ def plan(inst: Instance, policy: str = "mip", settings: Settings | None = None,
     return _plan_mip(inst, settings, released, warnings, hint)
 
 
+def _gap(bound: float, value: float) -> float:
+    """Relative gap of a plan worth `value` under a proven upper `bound`."""
+    return max(bound - value, 0.0) / max(abs(bound), 1e-12)
+
+
 def hinted_nodes(inst: Instance, hint: Mapping[str, Sequence[int]]) -> np.ndarray:
     """The node matrix a hint asks for: each job's counts, its last one repeated to the end of
     the horizon; jobs absent from the hint get nothing. A job the hint stops before it is done
@@ -107,8 +112,7 @@ def _plan_mip(inst: Instance, s: Settings, released: set[str], warnings: list[st
             time_limit = max(s.time_limit - spent, 0.01)
             if cg.objective > start_score:
                 start_name, start_nodes, start_score = "columns", cg.nodes, cg.objective
-            proven = None if cg.bound is None else \
-                max(cg.bound - start_score, 0.0) / max(abs(cg.bound), 1e-12)
+            proven = None if cg.bound is None else _gap(cg.bound, start_score)
             if proven is not None and proven <= s.gap:
                 return make_plan(
                     inst, start_nodes, policy="mip", solver="columns", status="optimal",
@@ -142,7 +146,7 @@ def _plan_mip(inst: Instance, s: Settings, released: set[str], warnings: list[st
     if cg is not None and cg.bound is not None and result.x is not None and (
             result.best_bound is None or cg.bound < result.best_bound):
         result.best_bound = cg.bound
-        result.gap = max(cg.bound - (result.objective or 0.0), 0.0) / max(abs(cg.bound), 1e-12)
+        result.gap = _gap(cg.bound, result.objective or 0.0)
         if result.gap <= s.gap:
             result.status = "optimal"     # proven within the gap, though the backend timed out
     if result.status == "failed" or result.x is None:
