@@ -26,12 +26,13 @@ def load_trace(logs: Path, truth: Path | None, capacity: int | None):
     if not truth_path.is_file():
         raise EtplanError(f"{truth_path}: no truth file; pass --truth FILE with each job's "
                           "true throughput curve (the importers write truth.json)")
-    curves, rescale = load_truth(truth_path)
+    curves, rescale, per_machine = load_truth(truth_path)
     cap = [(0, capacity)] if capacity else data["capacity"]
     if not cap:
         raise EtplanError(f"{logs}: no capacity feed; pass --capacity N")
     try:
-        return trace_from_records(data["jobs"], data["samples"], cap, curves, rescale)
+        return trace_from_records(data["jobs"], data["samples"], cap, curves, rescale,
+                                  nodes_per_machine=per_machine)
     except KeyError as err:
         raise EtplanError(f"{truth_path}: no true curve for job {err.args[0]}") from None
 

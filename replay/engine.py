@@ -85,6 +85,7 @@ def replay(trace: Trace, policy: str, estimator: Estimator, config: ReplayConfig
     rng = np.random.default_rng(cfg.seed)
     states = [JobState(j, j.total_work) for j in trace.jobs]
     samples = list(trace.samples)
+    per_machine = trace.nodes_per_machine
     result = ReplayResult(policy, states)
     curves: dict[str, dict[int, float]] = {}
     stale = True
@@ -154,7 +155,8 @@ def replay(trace: Trace, policy: str, estimator: Estimator, config: ReplayConfig
                 s.node_seconds += n * (window_end - t)
                 if busy > 0:
                     samples.append((s.job.job_id, window_end, n,
-                                    rate * (1.0 + SAMPLE_NOISE * float(rng.standard_normal()))))
+                                    rate * (1.0 + SAMPLE_NOISE * float(rng.standard_normal())),
+                                    -(-n // per_machine) if per_machine else None))
                     stale = True
         result.windows.append(WindowRecord(
             t=t, queued=sum(1 for s in active if s.first_start is None),

@@ -22,9 +22,11 @@ class TraceJob:
 class Trace:
     jobs: list[TraceJob]                            # in submit order
     capacity: list[tuple[float, int]]               # (seconds from start, nodes), sorted
-    samples: list[tuple[str, float, int, float]] = field(default_factory=list)
-    # (job_id, seconds, nodes, throughput) observed before the replay starts
+    samples: list[tuple] = field(default_factory=list)
+    # (job_id, seconds, nodes, throughput[, machines]) observed before the replay starts
     rescale_seconds: float = 30.0
+    # nodes packed onto each machine: replay samples then say the machines they spanned
+    nodes_per_machine: int | None = None
 
     def capacity_at(self, t: float) -> int:
         cap = self.capacity[0][1] if self.capacity else 0
@@ -37,8 +39,8 @@ class Trace:
 
 
 def trace_from_records(jobs: list[dict], samples: list[tuple], capacity: list[tuple],
-                       truth: dict[str, dict[int, float]], rescale_seconds: float = 30.0
-                       ) -> Trace:
+                       truth: dict[str, dict[int, float]], rescale_seconds: float = 30.0, *,
+                       nodes_per_machine: int | None = None) -> Trace:
     """A Trace from plain rows. Times are datetimes or seconds; they become seconds from the
     first submission. `truth` maps job_id to its true curve; a job without one is an error."""
     def secs(x) -> float:
@@ -58,5 +60,5 @@ def trace_from_records(jobs: list[dict], samples: list[tuple], capacity: list[tu
     return Trace(
         jobs=out,
         capacity=sorted((max(secs(t) - origin, 0.0), n) for t, n in capacity),
-        samples=[(jid, secs(t) - origin, n, tp) for jid, t, n, tp in samples],
-        rescale_seconds=rescale_seconds)
+        samples=[(s[0], secs(s[1]) - origin, *s[2:]) for s in samples],
+        rescale_seconds=rescale_seconds, nodes_per_machine=nodes_per_machine)

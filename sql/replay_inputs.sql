@@ -6,7 +6,7 @@ SELECT job_id, submit_time AS submit, min_nodes, max_nodes, requested_nodes, tot
 FROM jobs ORDER BY submit_time, job_id;
 
 -- name: samples
-SELECT job_id, sample_time, nodes, throughput FROM throughput_samples
+SELECT job_id, sample_time, nodes, throughput, machines FROM throughput_samples
 ORDER BY sample_time, job_id;
 
 -- name: capacity

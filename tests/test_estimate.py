@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from warehouse.connection import connect
 from warehouse.estimate import estimate
 from warehouse.ingest import ingest_paths
 from warehouse.synthetic import write_logs
@@ -127,3 +128,97 @@ def test_past_its_measured_sizes_a_job_scales_as_its_class_measured(con, tmp_pat
         "SELECT job_id, nodes, throughput FROM throughput_curves").fetchall()}
     assert abs(got[("small", 8)] - 200.0) < 1e-9      # the class's slowdown: no gain past 4
     assert got[("other", 8)] > 250.0                   # another class: the usual curve
+
+
+def _samples(rows: list[tuple]) -> str:
+    """CSV of (job, nodes, throughput, machines) samples, a minute apart."""
+    return "job_id,sample_time,nodes,throughput,machines\n" + "".join(
+        f"{j},2026-12-01T{k // 60:02d}:{k % 60:02d}:00Z,{n},{tp},{'' if m is None else m}\n"
+        for k, (j, n, tp, m) in enumerate(rows))
+
+
+def test_past_one_machine_a_job_runs_at_the_per_node_rate_it_showed_across_machines(
+        con, tmp_path):
+    # 4 nodes per machine (the largest size seen on one machine). 'a' scales well on one machine
+    # and measured 2 nodes over 2 machines at 60 per node, 4 over 2 machines at 50 per node
+    (tmp_path / "ev.csv").write_text(
+        EVENTS + "a,2026-12-01T00:00:00Z,submitted,,1,16,4,1e9,m\n")
+    (tmp_path / "tp.csv").write_text(_samples([
+        ("a", 1, 100.0, 1), ("a", 2, 195.0, 1), ("a", 4, 380.0, 1),
+        ("a", 2, 120.0, 2), ("a", 4, 200.0, 2), ("a", 4, 200.0, 2),
+        ("a", 4, 20000.0, 2)]))     # one absurd report among three does not move the median
+    ingest_paths(con, [tmp_path])
+    estimate(con)
+    curve = dict(con.execute("SELECT nodes, throughput FROM throughput_curves").fetchall())
+    for n, tp in ((1, 100.0), (2, 195.0), (4, 380.0)):   # through the one-machine medians
+        assert abs(curve[n] - tp) < 1e-9
+    # 8 nodes over 2 machines at 50 per node is 400; 5 to 7 would be below the 380 of 4 nodes
+    # on one machine, which a never-decreasing curve keeps
+    assert all(abs(curve[n] - 380.0) < 1e-9 for n in (5, 6, 7)), curve
+    for n in range(8, 17):
+        assert abs(curve[n] - 50.0 * n) < 1e-9, (n, curve[n])
+
+
+def test_without_its_own_cross_machine_samples_a_job_takes_its_class_efficiency(con, tmp_path):
+    # 'seen' fits f(1) = 100 on one machine and runs at 80 per node across machines: efficiency
+    # 0.8. 'unseen' (same class, f(1) = 200) never crossed machines; 'other' is another class.
+    (tmp_path / "ev.csv").write_text(
+        EVENTS + "seen,2026-12-01T00:00:00Z,submitted,,1,8,4,1e9,m\n"
+        + "unseen,2026-12-01T00:00:00Z,submitted,,1,8,4,1e9,m\n"
+        + "other,2026-12-01T00:00:00Z,submitted,,1,8,4,1e9,o\n")
+    (tmp_path / "tp.csv").write_text(_samples([
+        ("seen", 1, 100.0, 1), ("seen", 2, 200.0, 1), ("seen", 4, 400.0, 1),
+        ("seen", 8, 640.0, 2),
+        ("unseen", 1, 200.0, 1), ("unseen", 2, 400.0, 1), ("unseen", 4, 800.0, 1),
+        ("other", 1, 200.0, None), ("other", 2, 400.0, None), ("other", 4, 800.0, None)]))
+    ingest_paths(con, [tmp_path])
+    estimate(con)
+    got = {(j, n): tp for j, n, tp in con.execute(
+        "SELECT job_id, nodes, throughput FROM throughput_curves").fetchall()}
+    assert abs(got[("seen", 8)] - 640.0) < 1e-9
+    assert abs(got[("unseen", 8)] - 8 * 0.8 * 200.0) < 1e-6
+    assert abs(got[("unseen", 4)] - 800.0) < 1e-9
+    assert abs(got[("other", 8)] - 1600.0) < 1e-6          # no class evidence: linear fit
+
+
+def test_where_a_node_is_a_whole_machine_the_machine_count_changes_nothing(tmp_path):
+    # 'b' of the same class slowed down from 4 to 8 nodes: the class ratio 'a' goes by past 4
+    rows = [("a", 1, 100.0, 1), ("a", 2, 190.0, 2), ("a", 4, 350.0, 4), ("a", 4, 330.0, 4),
+            ("b", 4, 400.0, 4), ("b", 8, 100.0, 8)]
+    curves = []
+    for machines in (True, False):
+        logs = tmp_path / str(machines)
+        logs.mkdir()
+        (logs / "ev.csv").write_text(
+            EVENTS + "a,2026-12-01T00:00:00Z,submitted,,1,8,4,1e9,m\n"
+            + "b,2026-12-01T00:00:00Z,submitted,,1,8,4,1e9,m\n")
+        (logs / "tp.csv").write_text(_samples(
+            [(j, n, tp, m if machines else None) for j, n, tp, m in rows]))
+        con = connect(tmp_path / f"{machines}.duckdb")
+        ingest_paths(con, [logs])
+        estimate(con)
+        curves.append(con.execute(
+            "SELECT job_id, nodes, throughput FROM throughput_curves ORDER BY 1, 2").fetchall())
+        con.close()
+    assert len(curves[0]) == 16 and curves[0] == curves[1]
+
+
+def test_past_its_measured_sizes_a_job_takes_the_lower_of_its_own_rate_and_its_class(
+        con, tmp_path):
+    # 'a' ran 2 nodes over 2 machines at 90 per node: its own rate says 720 on 8 nodes. 'b' of
+    # the same class went from 400 on 4 nodes to 480 on 8 (two machines): ×1.2, so 480 for 'a'.
+    (tmp_path / "ev.csv").write_text(
+        EVENTS + "a,2026-12-01T00:00:00Z,submitted,,1,16,4,1e9,m\n"
+        + "b,2026-12-01T00:00:00Z,submitted,,1,16,4,1e9,m\n")
+    (tmp_path / "tp.csv").write_text(_samples([
+        ("a", 1, 100.0, 1), ("a", 2, 200.0, 1), ("a", 4, 400.0, 1), ("a", 2, 180.0, 2),
+        ("b", 4, 400.0, 1), ("b", 8, 480.0, 2)]))
+    ingest_paths(con, [tmp_path])
+    estimate(con)
+    got = {(j, n): tp for j, n, tp in con.execute(
+        "SELECT job_id, nodes, throughput FROM throughput_curves").fetchall()}
+    assert abs(got[("a", 8)] - 480.0) < 1e-9
+    # past the class's largest size, continued at the job's own rate: 480 × 16 / 8
+    assert abs(got[("a", 16)] - 960.0) < 1e-9
+    # where the class measured more than the job's own rate allows, the own rate holds
+    assert abs(got[("b", 16)] - 480.0 * 16 / 8) < 1e-9

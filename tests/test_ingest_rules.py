@@ -186,3 +186,24 @@ def test_the_warehouse_wins_over_a_later_file(con, tmp_path):
         3: "out of order: started at 2026-12-01T09:01:00Z is before the job was submitted "
            "at 2026-12-01T10:00:00Z"}
     assert con.execute("SELECT status, max_nodes FROM jobs").fetchone() == ("completed", 4)
+
+
+def test_samples_may_say_how_many_machines_they_spanned(con, tmp_path):
+    (tmp_path / "ev.csv").write_text(
+        EVENTS_HEADER + "a,2026-12-01T10:00:00Z,submitted,,1,8,2,1e6,1,m,t\n")
+    (tmp_path / "tp.csv").write_text(
+        "job_id,sample_time,nodes,throughput,machines\n"
+        "a,2026-12-01T10:05:00Z,4,100,2\n"
+        "a,2026-12-01T10:06:00Z,4,100,\n"
+        "a,2026-12-01T10:07:00Z,2,100,3\n"
+        "a,2026-12-01T10:08:00Z,2,100,0\n"
+        "a,2026-12-01T10:09:00Z,2,100,1.5\n")
+    results = {r.feed: r for r in ingest_paths(con, [tmp_path])}
+    tp = results["throughput_samples"]
+    assert (tp.rows_read, tp.rows_loaded, tp.rows_rejected) == (5, 2, 3)
+    assert rejects(con, tp.file_id) == {
+        4: "machines must be between 1 and nodes (got 3 for 2 nodes)",
+        5: "machines must be between 1 and nodes (got 0 for 2 nodes)",
+        6: "bad type: machines '1.5' is not a whole number"}
+    assert con.execute("SELECT machines FROM throughput_samples ORDER BY sample_time"
+                       ).fetchall() == [(2,), (None,)]

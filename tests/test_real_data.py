@@ -54,11 +54,15 @@ def test_pollux_workload_6_by_hand(tmp_path):
         64 / step_time("yolov3", "4", 16), rel=1e-6)
     assert len(truth["yolov3-41"]["throughput"]) == 16
     # observed samples: at the requested size, within measurement noise of the truth
-    samples = con.execute("SELECT nodes, throughput FROM throughput_samples "
+    samples = con.execute("SELECT nodes, throughput, machines FROM throughput_samples "
                           "WHERE job_id = 'yolov3-41'").fetchall()
-    assert {n for n, _ in samples} == {4}
-    for _, tp in samples:
+    assert {(n, m) for n, _, m in samples} == {(4, 1)}
+    for _, tp, _ in samples:
         assert tp == pytest.approx(truth["yolov3-41"]["throughput"]["4"], rel=0.15)
+    # 16 GPUs packed 4 to a machine span 4 machines
+    assert con.execute("SELECT DISTINCT machines FROM throughput_samples "
+                       "WHERE job_id = 'cifar10-3'").fetchall() == [(4,)]
+    assert json.loads((out / "truth.json").read_text())["nodes_per_machine"] == 4
 
 
 def test_philly_slice_imports_cleanly(tmp_path):
@@ -78,23 +82,31 @@ def test_philly_slice_imports_cleanly(tmp_path):
 
 
 def test_estimation_accuracy_on_measured_profiles():
-    """Fit from 1, 2 and 4 GPUs, predict every other measured count. The issue's target
-    (overall median APE ≤ 10%, no model above 25%) is NOT met: all three fitting points lie on
-    one 4-GPU machine and say nothing of the cost of crossing machines. This guards the figures
-    measured (bench/estimation.py) against regressions and checks Amdahl beats the power law."""
+    """Fit from the measurements at 1, 2 and 4 GPUs (each with the machines it spanned),
+    predict every other measured count: the issue's target on medians, overall ≤ 10% and no
+    model above 25%, and the estimator beats the power law. Per-model MEANS stay above 25% for
+    bert and ncf; bert's cannot go below 25% for any non-decreasing curve through its own
+    4-GPU measurement (`floor`), since it runs three times slower on 5 GPUs over two machines."""
     from warehouse.estimate_accuracy import measure
 
     acc = measure(POLLUX / "traces")
-    overall = acc.table()[-1]
+    table = {r["model"]: r for r in acc.table()}
+    overall = table.pop("overall")
     assert overall["points"] > 700
-    assert overall["amdahl_median_ape"] < overall["power_median_ape"]
-    assert overall["amdahl_median_ape"] < 0.35
-    assert np.median(acc.ape("deepspeech2")) < 0.2
-    # what the class measured across machines at other batches tells the estimator where bert
-    # slows down, which its own single-machine points cannot
-    seen = measure(POLLUX / "traces", history=True)
-    assert np.median(seen.ape("bert")) < 0.4 < np.median(acc.ape("bert"))
-    assert np.median(seen.ape()) < np.median(acc.ape())
+    assert overall["amdahl_median_ape"] <= 0.10
+    assert overall["amdahl_median_ape"] < overall["power_median_ape"] / 3
+    assert all(r["amdahl_median_ape"] <= 0.25 for r in table.values()), table
+    assert table["bert"]["floor_mean_ape"] > 0.25
+    assert all(r["amdahl_mean_ape"] >= r["floor_mean_ape"] for r in table.values())
+
+    # without the machines a sample spanned, all three points lie on one machine and say
+    # nothing of crossing machines; what the class measured across machines at other batches
+    # then tells the estimator where bert slows down
+    blind = measure(POLLUX / "traces", machines=False)
+    assert np.median(blind.ape()) > 0.2
+    seen = measure(POLLUX / "traces", machines=False, history=True)
+    assert np.median(seen.ape("bert")) < 0.4 < np.median(blind.ape("bert"))
+    assert np.median(seen.ape()) < np.median(blind.ape())
 
 
 def test_backtest_every_policy_completes_a_real_workload(tmp_path):

@@ -62,3 +62,35 @@ def test_mip_completes_every_job_and_rescales_cost_time():
     fifo = run_kpis(replay(trace, "fifo", oracle_estimator(trace),
                            ReplayConfig(window=100.0, slots=4)))
     assert mip["mean_jct_s"] <= fifo["mean_jct_s"]
+
+
+def test_samples_reported_in_a_replay_say_the_machines_their_size_spans():
+    trace = Trace(jobs=[TraceJob("A", 0.0, 3, 3, 3, 1e6, {3: 10.0})], capacity=[(0.0, 4)],
+                  nodes_per_machine=2)
+    oracle = oracle_estimator(trace)
+    seen: list[tuple] = []
+
+    def estimator(jobs, samples):
+        seen[:] = samples
+        return oracle(jobs, samples)
+
+    replay(trace, "fifo", estimator, ReplayConfig(window=100.0, slots=2, max_windows=3))
+    assert seen and all(s[2] == 3 and s[4] == 2 for s in seen)
+
+
+def test_truth_files_are_read_with_their_machine_size_or_refused_in_one_line(tmp_path):
+    from warehouse.errors import EtplanError
+    from warehouse.replay_inputs import load_truth
+
+    path = tmp_path / "truth.json"
+    path.write_text('{"rescale_seconds": 20, "nodes_per_machine": 4,'
+                    ' "jobs": {"a": {"throughput": {"1": 5, "2": 9}}}}')
+    assert load_truth(path) == ({"a": {1: 5.0, 2: 9.0}}, 20.0, 4)
+    path.write_text('{"jobs": {"a": {"throughput": {"1": 5}}}}')
+    assert load_truth(path) == ({"a": {1: 5.0}}, 30.0, None)
+    path.write_text('{"nodes_per_machine": 0, "jobs": {}}')
+    with pytest.raises(EtplanError, match="nodes_per_machine must be a whole number"):
+        load_truth(path)
+    path.write_text("[1, 2]")
+    with pytest.raises(EtplanError, match="not a truth file"):
+        load_truth(path)

@@ -34,7 +34,7 @@ JOB_EVENTS = Feed(
 THROUGHPUT_SAMPLES = Feed(
     name="throughput_samples",
     columns={"job_id": "VARCHAR", "sample_time": "TIMESTAMPTZ", "nodes": "DOUBLE",
-             "throughput": "DOUBLE"},
+             "throughput": "DOUBLE", "machines": "DOUBLE"},
     required=("job_id", "sample_time", "nodes", "throughput"),
     marker="throughput",
 )

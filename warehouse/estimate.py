@@ -11,7 +11,8 @@ from warehouse.sqlfiles import load_query, load_sql, run_script
 
 log = logging.getLogger(__name__)
 
-STEPS = ("points", "fits", "anchors", "classes", "global", "class_ratios")
+STEPS = ("machine", "groups", "points", "fits", "cross", "anchors", "classes", "class_cross",
+         "global", "class_ratios")
 
 
 def estimate(con: duckdb.DuckDBPyConnection) -> dict[str, int | float]:

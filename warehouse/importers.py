@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from warehouse.errors import EtplanError
-from warehouse.pollux import MODELS, load_profile, total_work
+from warehouse.pollux import GPUS_PER_NODE, MODELS, load_profile, packed_nodes, total_work
 from warehouse.synthetic import CAPACITY_COLUMNS, EVENT_COLUMNS, SAMPLE_COLUMNS, write_rows
 
 DEFAULT_START = datetime(2026, 1, 5, tzinfo=UTC)
@@ -30,6 +30,8 @@ SAMPLES_PER_JOB = 3
 NOISE = 0.03
 RESCALE_SECONDS = 30.0
 # the batch size each model trains at in the Pollux workloads (their most common one)
+# samples name the machines their GPUs spanned, packed 4 to a machine as the profiles were measured
+IMPORT_SAMPLE_COLUMNS = [*SAMPLE_COLUMNS, "machines"]
 TYPICAL_BATCH = {"bert": 384, "cifar10": 2048, "deepspeech2": 320, "imagenet": 6400,
                  "ncf": 32768, "yolov3": 64}
 
@@ -52,7 +54,8 @@ def _job_rows(job_id: str, submit: datetime, model: str, batch: int, replicas: i
         "weight": 1.0, "model": model, "tenant": tenant or None}
     noise = rng.normal(0.0, NOISE, SAMPLES_PER_JOB)
     samples = [{"job_id": job_id, "sample_time": _ts(submit + timedelta(seconds=k)),
-                "nodes": req, "throughput": round(curve[req] * (1 + noise[k]), 4)}
+                "nodes": req, "throughput": round(curve[req] * (1 + noise[k]), 4),
+                "machines": packed_nodes(req)}
                for k in range(SAMPLES_PER_JOB)]
     truth = {"model": model, "batch_size": batch,
              "throughput": {str(n): round(v, 6) for n, v in curve.items()}}
@@ -64,15 +67,16 @@ def _write_feeds(out: Path, events: list[dict], samples: list[dict], truth: dict
     out.mkdir(parents=True, exist_ok=True)
     written = {
         "job_events": write_rows(events, EVENT_COLUMNS, out / "job_events", "csv"),
-        "throughput_samples": write_rows(samples, SAMPLE_COLUMNS, out / "throughput_samples",
-                                         "csv"),
+        "throughput_samples": write_rows(samples, IMPORT_SAMPLE_COLUMNS,
+                                         out / "throughput_samples", "csv"),
         "capacity": write_rows([{"pool": "default", "effective_from": _ts(start),
                                  "nodes": capacity}], CAPACITY_COLUMNS, out / "capacity",
                                "csv"),
     }
     path = out / "truth.json"
     path.write_text(json.dumps({"curve": "tabulated (measured profiles)", "start": _ts(start),
-                                "rescale_seconds": RESCALE_SECONDS, "jobs": truth},
+                                "rescale_seconds": RESCALE_SECONDS,
+                                "nodes_per_machine": GPUS_PER_NODE, "jobs": truth},
                                indent=1, sort_keys=True) + "\n")
     written["truth"] = path
     return written

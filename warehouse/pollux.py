@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import csv
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
@@ -37,6 +37,8 @@ class Profile:
     model: str
     # (gpus, local_bsz) -> step seconds, packed configurations only
     step: dict[tuple[int, int], float]
+    # (placement, local_bsz) -> step seconds, every configuration of placements.csv
+    placements: dict[tuple[str, int], float] = field(default_factory=dict)
 
     @property
     def batch_sizes(self) -> list[int]:
@@ -49,6 +51,16 @@ class Profile:
         """Measured samples/s, or None where this configuration was not measured."""
         s = self.step.get((gpus, local_bsz))
         return gpus * local_bsz / s if s else None
+
+    def placed(self, local_bsz: int, max_gpus: int) -> list[tuple[int, int, float]]:
+        """(GPUs, machines, samples/s) of every measured placement of at most `max_gpus` GPUs at
+        this per-GPU batch, packed and spread ('11' is 2 GPUs on 2 machines)."""
+        out = []
+        for (placement, b), s in sorted(self.placements.items()):
+            gpus = sum(int(d) for d in placement)
+            if b == local_bsz and gpus <= max_gpus:
+                out.append((gpus, len(placement), gpus * local_bsz / s))
+        return out
 
     def step_time(self, gpus: int, local_bsz: float) -> float:
         """Seconds per step at `gpus` and any per-GPU batch: log-log interpolation in the batch
@@ -98,10 +110,12 @@ class Profile:
 @cache
 def load_profile(traces: Path, model: str) -> Profile:
     step: dict[tuple[int, int], float] = {}
+    placements: dict[tuple[str, int], float] = {}
     with (traces / model / "placements.csv").open() as fh:
         for row in csv.DictReader(fh):
             placement = row["placement"]
             gpus = sum(int(d) for d in placement)
+            placements[(placement, int(row["local_bsz"]))] = float(row["step_time"])
             if placement == packed_placement(gpus):
                 step[(gpus, int(row["local_bsz"]))] = float(row["step_time"])
     with (traces / model / "scalability.csv").open() as fh:
@@ -109,7 +123,7 @@ def load_profile(traces: Path, model: str) -> Profile:
             gpus, nodes = int(row["num_replicas"]), int(row["num_nodes"])
             if nodes == packed_nodes(gpus) and gpus > 16:
                 step[(gpus, int(row["local_bsz"]))] = float(row["step_time"])
-    return Profile(model, step)
+    return Profile(model, step, placements)
 
 
 @cache

@@ -36,15 +36,20 @@ def load_logs(paths: list[Path]) -> tuple[dict, list[FileResult]]:
     return data, results
 
 
-def load_truth(path: Path) -> tuple[dict[str, dict[int, float]], float]:
-    """True curves {job_id: {nodes: samples/s}} and the rescale seconds of a truth.json."""
+def load_truth(path: Path) -> tuple[dict[str, dict[int, float]], float, int | None]:
+    """True curves {job_id: {nodes: samples/s}}, the rescale seconds and the nodes per machine
+    (None: not given) of a truth.json."""
     try:
         doc = json.loads(path.read_text())
         jobs = {jid: {int(n): float(v) for n, v in j["throughput"].items()}
                 for jid, j in doc["jobs"].items()}
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as err:
         raise EtplanError(f"{path}: not a truth file with jobs.<id>.throughput ({err})") from None
-    return jobs, float(doc.get("rescale_seconds", 30.0))
+    per_machine = doc.get("nodes_per_machine")
+    if per_machine is not None and (not isinstance(per_machine, int) or per_machine < 1):
+        raise EtplanError(f"{path}: nodes_per_machine must be a whole number ≥ 1, "
+                          f"got {per_machine!r}")
+    return jobs, float(doc.get("rescale_seconds", 30.0)), per_machine
 
 
 class SqlEstimator:
@@ -62,9 +67,10 @@ class SqlEstimator:
             schema=pa.schema([("job_id", pa.string()), ("min_nodes", pa.int32()),
                               ("max_nodes", pa.int32()), ("model", pa.string())])))
         self.con.register("est_in_samples", pa.Table.from_pylist(
-            [{"job_id": s[0], "nodes": s[2], "throughput": s[3]} for s in samples],
+            [{"job_id": s[0], "nodes": s[2], "throughput": s[3],
+              "machines": s[4] if len(s) > 4 else None} for s in samples],
             schema=pa.schema([("job_id", pa.string()), ("nodes", pa.int32()),
-                              ("throughput", pa.float64())])))
+                              ("throughput", pa.float64()), ("machines", pa.int32())])))
         run_script(self.con, load_query("estimate/load_state", "load"))
         estimate(self.con)
         out: dict[str, dict[int, float]] = {}

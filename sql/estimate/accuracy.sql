@@ -7,9 +7,11 @@ SELECT 0, row_number() OVER (), job_id, TIMESTAMPTZ '2026-01-01 00:00:00+00', 's
        1, 64, 1, 1e9, 1.0, model
 FROM acc_jobs;
 
-INSERT INTO throughput_samples (file_id, row_no, job_id, sample_time, nodes, throughput)
+INSERT INTO throughput_samples (file_id, row_no, job_id, sample_time, nodes, throughput,
+                                machines)
 SELECT 0, row_number() OVER (), job_id,
-       TIMESTAMPTZ '2026-01-01 00:00:00+00' + to_seconds(row_number() OVER ()), nodes, throughput
+       TIMESTAMPTZ '2026-01-01 00:00:00+00' + to_seconds(row_number() OVER ()), nodes, throughput,
+       machines
 FROM acc_samples;
 
 -- name: curves

@@ -9,8 +9,10 @@ INSERT INTO job_events (file_id, row_no, job_id, event_time, event, min_nodes, m
 SELECT 0, row_number() OVER (), job_id, TIMESTAMPTZ '2000-01-01 00:00:00+00', 'submitted',
        min_nodes, max_nodes, min_nodes, 1.0, 1.0, model
 FROM est_in_jobs;
-INSERT INTO throughput_samples (file_id, row_no, job_id, sample_time, nodes, throughput)
-SELECT 0, row_number() OVER (), job_id, TIMESTAMPTZ '2000-01-01 00:00:00+00', nodes, throughput
+INSERT INTO throughput_samples (file_id, row_no, job_id, sample_time, nodes, throughput,
+                                machines)
+SELECT 0, row_number() OVER (), job_id, TIMESTAMPTZ '2000-01-01 00:00:00+00', nodes, throughput,
+       machines
 FROM est_in_samples;
 
 -- name: curves

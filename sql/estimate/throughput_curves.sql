@@ -3,12 +3,41 @@
 -- a median of three). Fallbacks: the model class's shape scaled to the job's own observed point,
 -- the class curve, a global default. Shapes are written as the serial fraction
 -- s = a / (a + b), so f(n) = f(1) · n / (1 + s (n − 1)).
+--
+-- Machines. Where samples say how many machines they spanned (`machines`), the machine size is
+-- the largest node count any sample ran on one machine. Amdahl is then fitted on one machine's
+-- sizes only, and past one machine a job runs at the lowest per-node throughput it showed
+-- across machines (each step pays the cross-machine synchronisation it measured), or, with no
+-- such sample of its own, at its class's median cross-machine efficiency (that per-node
+-- throughput over the single-node one). Curves are for nodes packed onto as few machines as
+-- possible; a sample spread over more machines than that informs the cross-machine rate only.
+
+-- name: machine
+-- NULL (machines ignored) unless some sample ran 2 or more nodes on one machine: where a node is
+-- a whole machine, the machine count says nothing the node count does not.
+CREATE OR REPLACE TEMP TABLE est_machine AS
+SELECT nullif(greatest(max(nodes) FILTER (WHERE machines = 1), 1), 1) AS size
+FROM throughput_samples;
+
+-- name: groups
+-- Per job and size the median sample; samples spread over more machines than packing needs are
+-- kept apart (spread = their machine count).
+CREATE OR REPLACE TEMP TABLE est_groups AS
+WITH s AS (
+    SELECT t.job_id, t.nodes, t.throughput,
+           coalesce(t.machines, CAST(ceil(t.nodes / m.size) AS INTEGER)) AS machines,
+           CAST(ceil(t.nodes / m.size) AS INTEGER) AS packed
+    FROM throughput_samples t CROSS JOIN est_machine m
+)
+SELECT job_id, nodes, CASE WHEN machines > packed THEN machines END AS spread,
+       max(machines) AS machines, median(throughput) AS tp, count(*) AS k
+FROM s GROUP BY job_id, nodes, spread;
 
 -- name: points
 CREATE OR REPLACE TEMP TABLE est_points AS
-SELECT job_id, nodes, median(throughput) AS tp, count(*) AS k
-FROM throughput_samples
-GROUP BY job_id, nodes;
+SELECT g.job_id, g.nodes, g.tp, g.k, (m.size IS NULL OR g.nodes <= m.size) AS one_machine
+FROM est_groups g CROSS JOIN est_machine m
+WHERE g.spread IS NULL;
 
 -- name: fits
 CREATE OR REPLACE TEMP TABLE est_fits AS
@@ -18,7 +47,7 @@ WITH f AS (
            regr_slope(1.0 / tp, 1.0 / nodes) AS b,
            regr_r2(1.0 / tp, 1.0 / nodes) AS r2,
            regr_count(1.0 / tp, 1.0 / nodes) AS n_points
-    FROM est_points GROUP BY job_id
+    FROM est_points WHERE one_machine GROUP BY job_id
     HAVING count(*) >= 2
 )
 -- b > 0 means more nodes are faster; a < 0 (super-linear) is clamped to linear scaling
@@ -27,11 +56,21 @@ SELECT job_id, greatest(a, 0.0) AS a, b, r2, n_points,
        1.0 / (greatest(a, 0.0) + b) AS f1
 FROM f WHERE b > 0;
 
+-- name: cross
+-- Each job's lowest per-node throughput across machines, packed or spread.
+CREATE OR REPLACE TEMP TABLE est_cross AS
+SELECT g.job_id, min(g.tp / g.nodes) AS per_node
+FROM est_groups g CROSS JOIN est_machine m
+WHERE m.size IS NOT NULL AND g.machines >= 2
+GROUP BY g.job_id;
+
 -- name: anchors
--- Each job's best observed point: the size with the most samples (then the largest).
+-- Each job's best observed point: on one machine if it has one, the size with the most samples
+-- (then the largest).
 CREATE OR REPLACE TEMP TABLE est_anchor AS
-SELECT job_id, arg_max(nodes, (k, nodes)) AS n0, arg_max(tp, (k, nodes)) AS y0,
-       count(*) AS n_points
+SELECT job_id, arg_max(nodes, (one_machine, k, nodes)) AS n0,
+       arg_max(tp, (one_machine, k, nodes)) AS y0,
+       NOT bool_or(one_machine) AS across, count(*) AS n_points
 FROM est_points GROUP BY job_id;
 
 -- name: classes
@@ -51,16 +90,28 @@ scale AS (
     LEFT JOIN est_fits f USING (job_id)
     LEFT JOIN shape sh ON sh.model = s.model
     CROSS JOIN overall g
+    -- a point across machines says little of one machine's speed under a single-machine shape
+    WHERE f.f1 IS NOT NULL OR NOT a.across
     GROUP BY s.model
 )
 SELECT sc.model, coalesce(sh.serial, g.serial) AS serial, sc.f1
 FROM scale sc LEFT JOIN shape sh USING (model) CROSS JOIN overall g;
 
+-- name: class_cross
+-- Per model, the median cross-machine efficiency of its fitted jobs: per-node throughput across
+-- machines over the fitted single-node throughput.
+CREATE OR REPLACE TEMP TABLE est_class_cross AS
+SELECT s.model, median(x.per_node / f.f1) AS eff
+FROM est_cross x JOIN est_fits f USING (job_id) JOIN jobs s USING (job_id)
+WHERE s.model IS NOT NULL
+GROUP BY s.model;
+
 -- name: global
 CREATE OR REPLACE TEMP TABLE est_global AS
 SELECT (SELECT coalesce(median(serial), 0.1) FROM est_fits) AS serial,
        coalesce((SELECT median(coalesce(f.f1, a.y0 * (1 + 0.1 * (a.n0 - 1)) / a.n0))
-                 FROM est_anchor a LEFT JOIN est_fits f USING (job_id)), 1.0) AS f1;
+                 FROM est_anchor a LEFT JOIN est_fits f USING (job_id)
+                 WHERE f.f1 IS NOT NULL OR NOT a.across), 1.0) AS f1;
 
 -- name: class_ratios
 -- What the class measured when a job went from m to n nodes: per model and pair of sizes, the
@@ -84,23 +135,42 @@ WITH params AS (
                 WHEN c.model IS NOT NULL THEN 'model'
                 ELSE 'global' END AS source,
            coalesce(f.serial, c.serial, g.serial) AS serial,
-           f.f1 AS fit_f1, a.n0, a.y0, coalesce(c.f1, g.f1) AS class_f1,
+           f.f1 AS fit_f1, a.n0, a.y0, a.across, coalesce(c.f1, g.f1) AS class_f1,
+           x.per_node AS cross_per_node, cc.eff AS class_eff, m.size AS machine,
            f.r2, coalesce(a.n_points, 0) AS n_points
     FROM jobs j
     LEFT JOIN est_fits f USING (job_id)
     LEFT JOIN est_anchor a USING (job_id)
     LEFT JOIN est_class c ON c.model = j.model
+    LEFT JOIN est_cross x USING (job_id)
+    LEFT JOIN est_class_cross cc ON cc.model = j.model
     CROSS JOIN est_global g
+    CROSS JOIN est_machine m
+),
+single AS (
+    -- the job's single-node throughput
+    SELECT *,
+           CASE
+               WHEN fit_f1 IS NOT NULL THEN fit_f1
+               -- its own point across machines under the class's cross-machine efficiency
+               WHEN n0 IS NOT NULL AND across AND class_eff > 0 THEN y0 / (n0 * class_eff)
+               -- its own point under the borrowed shape
+               WHEN n0 IS NOT NULL THEN y0 * (1 + serial * (n0 - 1)) / n0
+               ELSE class_f1
+           END AS f1
+    FROM params
 ),
 curve AS (
     SELECT p.job_id, p.model, CAST(n.nodes AS INTEGER) AS nodes, p.source, p.r2, p.n_points,
+           p.cross_per_node, p.machine,
            CASE
-               WHEN p.fit_f1 IS NOT NULL THEN p.fit_f1
-               -- the job's own point under the borrowed shape
-               WHEN p.n0 IS NOT NULL THEN p.y0 * (1 + p.serial * (p.n0 - 1)) / p.n0
-               ELSE p.class_f1
-           END * n.nodes / (1 + p.serial * (n.nodes - 1)) AS tp
-    FROM params p, LATERAL generate_series(p.min_nodes, p.max_nodes) n(nodes)
+               WHEN n.nodes > p.machine AND p.cross_per_node IS NOT NULL
+                   THEN n.nodes * p.cross_per_node
+               WHEN n.nodes > p.machine AND p.class_eff IS NOT NULL
+                   THEN n.nodes * p.class_eff * p.f1
+               ELSE p.f1 * n.nodes / (1 + p.serial * (n.nodes - 1))
+           END AS tp
+    FROM single p, LATERAL generate_series(p.min_nodes, p.max_nodes) n(nodes)
 ),
 -- Data beats the form: where the job has samples, the curve goes through their median; between
 -- two measured sizes the ratio measured / fitted is interpolated linearly in n, and beyond the
@@ -157,20 +227,33 @@ class_scaled AS (
     WHERE b.r_hi IS NULL AND (l.n IS NOT NULL OR h.n IS NOT NULL)
 ),
 corrected AS (
-    SELECT b.job_id, b.nodes, b.source, b.r2, b.n_points,
-           coalesce(cs.tp, b.tp * CASE
+    SELECT b.job_id, b.nodes, b.source, b.r2, b.n_points, cs.tp AS class_tp,
+           b.cross_per_node IS NOT NULL AND b.nodes > b.machine AS own_cross,
+           b.tp * CASE
                WHEN b.r_lo IS NULL AND b.r_hi IS NULL THEN 1.0
+               -- the job's own cross-machine rate is measured, not fitted: a one-machine
+               -- size's ratio to the fitted form does not carry over to it
+               WHEN b.r_hi IS NULL AND b.cross_per_node IS NOT NULL AND b.nodes > b.machine
+                    AND b.n_lo <= b.machine THEN 1.0
                WHEN b.r_lo IS NULL THEN b.r_hi
                WHEN b.r_hi IS NULL OR b.n_hi = b.n_lo THEN b.r_lo
                ELSE b.r_lo + (b.r_hi - b.r_lo) * (b.nodes - b.n_lo) / (b.n_hi - b.n_lo)
-           END) AS tp
+           END AS own_tp
     FROM bracket b LEFT JOIN class_scaled cs USING (job_id, nodes)
+),
+-- past one machine, a job with its own cross-machine rate takes the lower of that rate and what
+-- its class measured: neither is planned faster than it measured
+chosen AS (
+    SELECT job_id, nodes, source, r2, n_points,
+           CASE WHEN own_cross THEN least(coalesce(class_tp, own_tp), own_tp)
+                ELSE coalesce(class_tp, own_tp) END AS tp
+    FROM corrected
 ),
 -- measurement noise must not read as super-linear scaling: at most linear from the smallest size
 sublinear AS (
     SELECT job_id, nodes, source, r2, n_points,
            least(tp, first_value(tp) OVER w * nodes / first_value(nodes) OVER w) AS tp
-    FROM corrected
+    FROM chosen
     WINDOW w AS (PARTITION BY job_id ORDER BY nodes)
 )
 SELECT job_id, nodes,

@@ -3,16 +3,17 @@
 CREATE OR REPLACE TEMP TABLE stage AS
 WITH c AS (
     SELECT _row, _raw, job_id AS job_in, sample_time AS time_in, nodes AS nodes_in,
-           throughput AS tp_in,
+           throughput AS tp_in, machines AS machines_in,
            CAST(job_id AS VARCHAR) AS job_id,
            TRY_CAST(sample_time AS TIMESTAMPTZ) AS sample_time,
            TRY_CAST(nodes AS DOUBLE) AS nodes_d,
-           TRY_CAST(throughput AS DOUBLE) AS throughput
+           TRY_CAST(throughput AS DOUBLE) AS throughput,
+           TRY_CAST(machines AS DOUBLE) AS machines_d
     FROM file_in
 ), t AS (
-    SELECT *, etplan_whole(nodes_d) AS nodes FROM c
+    SELECT *, etplan_whole(nodes_d) AS nodes, etplan_whole(machines_d) AS machines FROM c
 )
-SELECT _row, job_id, sample_time, nodes, throughput,
+SELECT _row, job_id, sample_time, nodes, throughput, machines,
     CASE
         WHEN job_id IS NULL OR etplan_text(job_id) IS NULL THEN 'missing field: job_id'
         WHEN sample_time IS NULL AND (time_in IS NULL OR etplan_text(time_in) IS NULL)
@@ -28,6 +29,11 @@ SELECT _row, job_id, sample_time, nodes, throughput,
             THEN 'bad type: throughput ' || etplan_show(tp_in) || ' is not a number'
         WHEN nodes <= 0 THEN 'nodes must be at least 1 (got ' || nodes || ')'
         WHEN throughput <= 0 THEN 'throughput must be > 0 (got ' || throughput || ')'
+        WHEN machines IS NULL AND machines_in IS NOT NULL AND etplan_text(machines_in) IS NOT NULL
+            THEN 'bad type: machines ' || etplan_show(machines_in) || ' is not a whole number'
+        WHEN machines < 1 OR machines > nodes
+            THEN 'machines must be between 1 and nodes (got ' || machines || ' for ' || nodes
+                 || ' nodes)'
     END AS reason,
     _raw
 FROM t;
