@@ -29,9 +29,9 @@ DEFAULT_START = datetime(2026, 1, 5, tzinfo=UTC)
 SAMPLES_PER_JOB = 3
 NOISE = 0.03
 RESCALE_SECONDS = 30.0
-# the batch size each model trains at in the Pollux workloads (their most common one)
 # samples name the machines their GPUs spanned, packed 4 to a machine as the profiles were measured
 IMPORT_SAMPLE_COLUMNS = [*SAMPLE_COLUMNS, "machines"]
+# the batch size each model trains at in the Pollux workloads (their most common one)
 TYPICAL_BATCH = {"bert": 384, "cifar10": 2048, "deepspeech2": 320, "imagenet": 6400,
                  "ncf": 32768, "yolov3": 64}
 

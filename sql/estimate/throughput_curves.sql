@@ -23,11 +23,13 @@ FROM throughput_samples;
 -- Per job and size the median sample; samples spread over more machines than packing needs are
 -- kept apart (spread = their machine count).
 CREATE OR REPLACE TEMP TABLE est_groups AS
-WITH s AS (
-    SELECT t.job_id, t.nodes, t.throughput,
-           coalesce(t.machines, CAST(ceil(t.nodes / m.size) AS INTEGER)) AS machines,
+WITH p AS (
+    SELECT t.job_id, t.nodes, t.throughput, t.machines,
            CAST(ceil(t.nodes / m.size) AS INTEGER) AS packed
     FROM throughput_samples t CROSS JOIN est_machine m
+),
+s AS (
+    SELECT job_id, nodes, throughput, coalesce(machines, packed) AS machines, packed FROM p
 )
 SELECT job_id, nodes, CASE WHEN machines > packed THEN machines END AS spread,
        max(machines) AS machines, median(throughput) AS tp, count(*) AS k
@@ -162,10 +164,11 @@ single AS (
 ),
 curve AS (
     SELECT p.job_id, p.model, CAST(n.nodes AS INTEGER) AS nodes, p.source, p.r2, p.n_points,
-           p.cross_per_node, p.machine,
+           p.machine,
+           -- past one machine, at the job's own cross-machine rate
+           n.nodes > p.machine AND p.cross_per_node IS NOT NULL AS own_cross,
            CASE
-               WHEN n.nodes > p.machine AND p.cross_per_node IS NOT NULL
-                   THEN n.nodes * p.cross_per_node
+               WHEN own_cross THEN n.nodes * p.cross_per_node
                WHEN n.nodes > p.machine AND p.class_eff IS NOT NULL
                    THEN n.nodes * p.class_eff * p.f1
                ELSE p.f1 * n.nodes / (1 + p.serial * (n.nodes - 1))
@@ -227,14 +230,12 @@ class_scaled AS (
     WHERE b.r_hi IS NULL AND (l.n IS NOT NULL OR h.n IS NOT NULL)
 ),
 corrected AS (
-    SELECT b.job_id, b.nodes, b.source, b.r2, b.n_points, cs.tp AS class_tp,
-           b.cross_per_node IS NOT NULL AND b.nodes > b.machine AS own_cross,
+    SELECT b.job_id, b.nodes, b.source, b.r2, b.n_points, cs.tp AS class_tp, b.own_cross,
            b.tp * CASE
                WHEN b.r_lo IS NULL AND b.r_hi IS NULL THEN 1.0
                -- the job's own cross-machine rate is measured, not fitted: a one-machine
                -- size's ratio to the fitted form does not carry over to it
-               WHEN b.r_hi IS NULL AND b.cross_per_node IS NOT NULL AND b.nodes > b.machine
-                    AND b.n_lo <= b.machine THEN 1.0
+               WHEN b.r_hi IS NULL AND b.own_cross AND b.n_lo <= b.machine THEN 1.0
                WHEN b.r_lo IS NULL THEN b.r_hi
                WHEN b.r_hi IS NULL OR b.n_hi = b.n_lo THEN b.r_lo
                ELSE b.r_lo + (b.r_hi - b.r_lo) * (b.nodes - b.n_lo) / (b.n_hi - b.n_lo)
