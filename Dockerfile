@@ -6,6 +6,8 @@ COPY flows ./flows
 COPY solver ./solver
 COPY warehouse ./warehouse
 COPY replay ./replay
+COPY sources ./sources
+COPY report ./report
 COPY sql ./sql
 RUN pip install --no-cache-dir . \
  && useradd --create-home etplan \

@@ -7,7 +7,8 @@
    single-machine points, and a lower bound on the mean error of any never-decreasing curve
    through the job's own single-machine points. Again without the machine counts, alone and with the
    model's other per-GPU batches measured at every count as class history (leave one out).
-2. Speed: `estimate` over 100k jobs and 5M samples in a fresh warehouse.
+2. Speed: the curve fit of `estimate` over 100k jobs and 5M samples, given as the estimator's
+   narrow inputs (tables est_jobs and est_samples) in a fresh in-memory DuckDB.
 Figures go to bench/results/estimation.json.
 Run: `make bench` or `.venv/bin/python bench/estimation.py`.
 """
@@ -16,14 +17,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import tempfile
 import time
 from pathlib import Path
 
-from warehouse.connection import connect
-from warehouse.estimate import estimate
-from warehouse.estimate_accuracy import measure
-from warehouse.sqlfiles import load_query, run_script
+import duckdb
+
+from sources.accuracy import measure
+from warehouse.estimate import estimate_rows, fit
+from warehouse.sqlfiles import run
 
 ROOT = Path(__file__).resolve().parent
 RESULTS = ROOT / "results"
@@ -31,15 +32,13 @@ TRACES = ROOT.parent.parent / "shared" / "data" / "pollux" / "traces"
 
 
 def speed(jobs: int, samples: int) -> dict:
-    with tempfile.TemporaryDirectory() as tmp:
-        con = connect(Path(tmp) / "w.duckdb")
-        run_script(con, load_query("estimate/bench", "fill"), {"jobs": jobs, "samples": samples})
-        start = time.perf_counter()
-        counts = estimate(con)
-        seconds = time.perf_counter() - start
-        con.close()
-    return {"jobs": jobs, "samples": samples, "seconds": round(seconds, 3)} | {
-        k: v for k, v in counts.items() if k != "seconds"}
+    con = duckdb.connect()
+    run(con, "estimate/bench_inputs", {"jobs": jobs, "samples": samples})
+    start = time.perf_counter()
+    counts = fit(con)
+    seconds = time.perf_counter() - start
+    con.close()
+    return {"jobs": jobs, "samples": samples, "seconds": round(seconds, 3)} | counts
 
 
 def main() -> None:
@@ -58,7 +57,8 @@ def main() -> None:
                 ("accuracy_without_machines_with_class_history", False, True,
                  "without machine counts, plus the same model at its other per-GPU batches, "
                  "every GPU count")):
-            table = measure(TRACES, machines=machines, history=history).table()
+            table = measure(TRACES, estimate_rows, machines=machines,
+                            history=history).table()
             report[key] = table
             print(f"\n{title}\n{'model':<12}{'points':>7}{'estimator median':>18}{'mean':>8}"
                   f"{'power median':>14}{'mean':>8}{'floor mean':>12}")

@@ -20,61 +20,35 @@ import duckdb
 
 from warehouse.connection import connect
 from warehouse.ingest import ingest_file
+from warehouse.sqlfiles import sql_text
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
-EVENTS_SQL = """
-COPY (
-  WITH j AS (SELECT i, 'job-' || lpad(i::VARCHAR, 7, '0') AS job_id,
-                    TIMESTAMPTZ '2026-11-01 00:00:00+00' + to_seconds(i * 7) AS t0,
-                    1 + i % 4 AS mn, 4 + 4 * (i % 3) AS mx FROM range({jobs}) r(i))
-  SELECT * FROM (
-    SELECT job_id, t0 AS event_time, 'submitted' AS event, NULL::INT AS nodes, mn AS min_nodes,
-           mx AS max_nodes, mn AS requested_nodes, 1e6 + i AS total_work, 1.0 AS weight,
-           'resnet50' AS model, 'vision' AS tenant FROM j
-    UNION ALL SELECT job_id, t0 + INTERVAL 60 SECOND, 'started', mn, NULL, NULL, NULL, NULL, NULL,
-           NULL, NULL FROM j
-    UNION ALL SELECT job_id, t0 + INTERVAL 600 SECOND, 'scaled', mx, NULL, NULL, NULL, NULL, NULL,
-           NULL, NULL FROM j
-    UNION ALL SELECT job_id, t0 + INTERVAL 3600 SECOND, 'completed', NULL, NULL, NULL, NULL, NULL,
-           NULL, NULL, NULL FROM j
-  ) ORDER BY event_time, job_id
-) TO '{path}' {fmt}
-"""
-
-SAMPLES_SQL = """
-COPY (
-  SELECT 'job-' || lpad((i // 20)::VARCHAR, 7, '0') AS job_id,
-         TIMESTAMPTZ '2026-11-01 00:02:00+00'
-             + to_seconds((i // 20) * 7 + (i % 20) * 150) AS sample_time,
-         CASE WHEN i % 20 < 4 THEN 1 + (i // 20) % 4 ELSE 4 + 4 * ((i // 20) % 3) END AS nodes,
-         round(1000.0 + (i % 977), 3) AS throughput
-  FROM range({samples}) r(i)
-) TO '{path}' {fmt}
-"""
-
-
 def make_inputs(folder: Path, jobs: int) -> dict[str, Path]:
+    """events and samples, as CSV and as Parquet, from sql/ingest/bench_events.sql and
+    bench_samples.sql."""
+    con = duckdb.connect()
     files = {}
-    for fmt, opt in (("csv", "(FORMAT csv, HEADER true)"), ("parquet", "(FORMAT parquet)")):
-        ev = folder / f"events.{fmt}"
-        tp = folder / f"samples.{fmt}"
-        duckdb.sql(EVENTS_SQL.format(jobs=jobs, path=ev, fmt=opt))
-        duckdb.sql(SAMPLES_SQL.format(samples=jobs * 20, path=tp, fmt=opt))
-        files[f"events.{fmt}"] = ev
-        files[f"samples.{fmt}"] = tp
+    for kind, name, params in (("events", "ingest/bench_events", {"jobs": jobs}),
+                               ("samples", "ingest/bench_samples", {"samples": jobs * 20})):
+        rel = con.sql(sql_text(name), params=params)
+        files[f"{kind}.csv"] = folder / f"{kind}.csv"
+        rel.write_csv(str(files[f"{kind}.csv"]), header=True)
+        files[f"{kind}.parquet"] = folder / f"{kind}.parquet"
+        rel.write_parquet(str(files[f"{kind}.parquet"]))
+    con.close()
     return files
 
 
 def bare(path: Path) -> tuple[int, float, float]:
     """Rows, seconds for DuckDB's bare count(*), seconds for a bare unvalidated load (CTAS)."""
-    reader = "read_csv" if path.suffix == ".csv" else "read_parquet"
     con = duckdb.connect()
+    read = con.read_csv if path.suffix == ".csv" else con.read_parquet
     start = time.perf_counter()
-    (n,) = con.execute(f"SELECT count(*) FROM {reader}(?)", [str(path)]).fetchone()
+    ((n,),) = read(str(path)).aggregate("count(*)").fetchall()
     t_count = time.perf_counter() - start
     start = time.perf_counter()
-    con.execute(f"CREATE TABLE t AS SELECT * FROM {reader}(?)", [str(path)])
+    read(str(path)).create("t")
     t_load = time.perf_counter() - start
     return n, t_count, t_load
 

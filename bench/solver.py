@@ -22,14 +22,73 @@ sys.path = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).re
 
 import numpy as np  # noqa: E402
 
-from solver import backends  # noqa: E402
-from solver.baselines import simulate_policy  # noqa: E402
-from solver.evaluate import score  # noqa: E402
+from solver.backends.gurobi import solve_gurobi  # noqa: E402
+from solver.backends.highs import solve_highs  # noqa: E402
+from solver.backends.status import LicenceTooSmall, Status  # noqa: E402
 from solver.generate import random_instance  # noqa: E402
 from solver.model import build  # noqa: E402
+from solver.objective import score  # noqa: E402
 from solver.policies import Settings, plan  # noqa: E402
+from solver.policies.greedy import greedy  # noqa: E402
+from solver.policies.optimus import optimus  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parent / "results"
+
+
+def _run_seed(n: int, seed: int, gap: float, time_limit: float, per: dict[str, list]
+              ) -> tuple[float, object]:
+    """One instance: the columns policy and each backend on the full MIP, appended to `per`;
+    returns the build time and the model."""
+    inst = random_instance(n, 6, seed=seed)
+    t0 = time.perf_counter()
+    model = build(inst)
+    built = time.perf_counter() - t0
+    heuristics = [greedy(inst), optimus(inst)]
+    base = score(inst, heuristics[0])
+    # as in operation: the better of the greedy and Optimus-style plans warm-starts
+    start = max(heuristics, key=lambda nodes: score(inst, nodes))
+    warm = model.solution_from_nodes(inst, start)
+    t0 = time.perf_counter()
+    p = plan(inst, "mip", Settings(solver="columns", time_limit=time_limit, gap=gap, threads=1))
+    per["columns"].append({"seconds": time.perf_counter() - t0, "status": p.status,
+                           "gap": p.mip_gap, "proven_by_columns": p.solver == "columns",
+                           "vs_greedy": p.objective / base})
+    for name, fn in (("highs", solve_highs), ("gurobi", solve_gurobi)):
+        try:
+            r = fn(model, time_limit=time_limit, gap=gap, threads=1, warm_start=warm)
+        except LicenceTooSmall:
+            continue
+        obj = score(inst, model.nodes_from_solution(r.x)) if r.x is not None else None
+        per[name].append({"seconds": r.seconds, "status": r.status,
+                          "gap": r.gap, "vs_greedy": obj / base if obj else None})
+    return built, model
+
+
+def _row(n: int, name: str, runs: list[dict], model, builds: list[float], gap: float) -> dict:
+    """The summary row of one size and method."""
+    secs = np.array([r["seconds"] for r in runs])
+    return {
+        "jobs": n, "backend": name, "runs": len(runs), "vars": model.num_vars,
+        "rows": model.num_rows, "target_gap": gap,
+        "build_s_p50": round(float(np.median(builds)), 4),
+        "solve_s_p50": round(float(np.percentile(secs, 50)), 3),
+        "solve_s_p95": round(float(np.percentile(secs, 95)), 3),
+        "solve_s_mean": round(float(secs.mean()), 3),
+        "gap_max": max((r["gap"] or 0.0) for r in runs),
+        "time_limits": sum(r["status"] == Status.TIME_LIMIT for r in runs),
+        "proven_by_columns": sum(bool(r.get("proven_by_columns")) for r in runs),
+        "obj_vs_greedy_mean": round(float(np.mean([r["vs_greedy"] for r in runs
+                                                   if r["vs_greedy"]])), 4),
+    }
+
+
+def _print_table(rows: list[dict]) -> None:
+    print(f"\n{'jobs':>5} {'method':<7} {'vars':>6} {'build s':>8} {'p50 s':>7} {'p95 s':>7} "
+          f"{'mean s':>7} {'gap':>8} {'TL':>3} {'obj/greedy':>10}")
+    for r in rows:
+        print(f"{r['jobs']:>5} {r['backend']:<7} {r['vars']:>6} {r['build_s_p50']:>8} "
+              f"{r['solve_s_p50']:>7} {r['solve_s_p95']:>7} {r['solve_s_mean']:>7} "
+              f"{r['gap_max']:>8.1e} {r['time_limits']:>3} {r['obj_vs_greedy_mean']:>10}")
 
 
 def main() -> None:
@@ -41,60 +100,18 @@ def main() -> None:
     rows = []
     for n in (int(s) for s in args.sizes.split(",")):
         gap = 1e-3 if n <= 200 else 1e-2
-        per = {"columns": [], "highs": [], "gurobi": []}
+        per: dict[str, list] = {"columns": [], "highs": [], "gurobi": []}
         builds = []
         for seed in range(args.seeds):
-            inst = random_instance(n, 6, seed=seed)
-            t0 = time.perf_counter()
-            model = build(inst)
-            builds.append(time.perf_counter() - t0)
-            heuristics = [simulate_policy(inst, h) for h in ("greedy", "optimus")]
-            greedy = score(inst, heuristics[0])
-            # as in operation: the better of the greedy and Optimus-style plans warm-starts
-            start = max(heuristics, key=lambda nodes: score(inst, nodes))
-            warm = model.solution_from_nodes(inst, start)
-            t0 = time.perf_counter()
-            p = plan(inst, "mip", Settings(solver="columns", time_limit=args.time_limit,
-                                           gap=gap, threads=1))
-            per["columns"].append({"seconds": time.perf_counter() - t0,
-                                   "status": p.status, "gap": p.mip_gap,
-                                   "proven_by_columns": p.solver == "columns",
-                                   "vs_greedy": p.objective / greedy})
-            for name, fn in (("highs", backends.solve_highs), ("gurobi", backends.solve_gurobi)):
-                try:
-                    r = fn(model, time_limit=args.time_limit, gap=gap, threads=1,
-                           warm_start=warm)
-                except backends.LicenceTooSmall:
-                    continue
-                obj = score(inst, model.nodes_from_solution(r.x)) if r.x is not None else None
-                per[name].append({"seconds": r.seconds, "status": r.status,
-                                  "gap": r.gap, "vs_greedy": obj / greedy if obj else None})
+            built, model = _run_seed(n, seed, gap, args.time_limit, per)
+            builds.append(built)
         for name, runs in per.items():
-            if not runs:
-                continue
-            secs = np.array([r["seconds"] for r in runs])
-            rows.append({
-                "jobs": n, "backend": name, "runs": len(runs), "vars": model.num_vars,
-                "rows": model.num_rows, "target_gap": gap,
-                "build_s_p50": round(float(np.median(builds)), 4),
-                "solve_s_p50": round(float(np.percentile(secs, 50)), 3),
-                "solve_s_p95": round(float(np.percentile(secs, 95)), 3),
-                "solve_s_mean": round(float(secs.mean()), 3),
-                "gap_max": max((r["gap"] or 0.0) for r in runs),
-                "time_limits": sum(r["status"] == "time_limit" for r in runs),
-                "proven_by_columns": sum(bool(r.get("proven_by_columns")) for r in runs),
-                "obj_vs_greedy_mean": round(float(np.mean([r["vs_greedy"] for r in runs
-                                                           if r["vs_greedy"]])), 4),
-            })
-            print(json.dumps(rows[-1]), flush=True)
+            if runs:
+                rows.append(_row(n, name, runs, model, builds, gap))
+                print(json.dumps(rows[-1]), flush=True)
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / "solver.json").write_text(json.dumps(rows, indent=1) + "\n")
-    print(f"\n{'jobs':>5} {'method':<7} {'vars':>6} {'build s':>8} {'p50 s':>7} {'p95 s':>7} "
-          f"{'mean s':>7} {'gap':>8} {'TL':>3} {'obj/greedy':>10}")
-    for r in rows:
-        print(f"{r['jobs']:>5} {r['backend']:<7} {r['vars']:>6} {r['build_s_p50']:>8} "
-              f"{r['solve_s_p50']:>7} {r['solve_s_p95']:>7} {r['solve_s_mean']:>7} "
-              f"{r['gap_max']:>8.1e} {r['time_limits']:>3} {r['obj_vs_greedy_mean']:>10}")
+    _print_table(rows)
     print(f"written to {RESULTS / 'solver.json'}")
 
 

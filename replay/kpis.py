@@ -1,10 +1,19 @@
-"""KPIs of DESIGN §7, per job and per run."""
+"""KPIs of DESIGN §7, per job and per run, and the ratios between policies replayed on the
+same trace."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from replay.engine import ReplayResult
+
+# the run KPIs a backtest summary keeps, and those compared as ratios against RATIO_BASE
+SUMMARY_KEYS = ("jobs", "completed", "mean_queue_s", "p95_queue_s", "mean_jct_s", "p95_jct_s",
+                "mean_run_s", "makespan_s", "utilization", "efficiency", "rescales",
+                "decision_p50_s", "decision_p95_s")
+RATIO_KEYS = ("mean_queue_s", "p95_queue_s", "mean_jct_s", "p95_jct_s", "mean_run_s",
+              "makespan_s", "utilization", "efficiency")
+RATIO_BASE = "greedy"
 
 
 def job_kpis(result: ReplayResult) -> list[dict]:
@@ -68,3 +77,16 @@ def run_kpis(result: ReplayResult) -> dict:
         "mip_gap_max": max(gaps) if gaps else None,
         "solvers": solvers, "statuses": statuses,
     }
+
+
+def ratios(summary: dict[str, dict], base: str = RATIO_BASE) -> dict[str, dict]:
+    """{policy: {kpi: value / the base policy's value}} (None where either is missing or the
+    base is 0); empty when the base policy was not replayed."""
+    if base not in summary:
+        return {}
+    out = {}
+    for name, s in summary.items():
+        out[name] = {k: (s[k] / summary[base][k])
+                     if s.get(k) is not None and summary[base].get(k) else None
+                     for k in RATIO_KEYS}
+    return out

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from solver.instance import DEFAULT_RESCALE_SECONDS
+
 
 @dataclass
 class TraceJob:
@@ -24,7 +26,7 @@ class Trace:
     capacity: list[tuple[float, int]]               # (seconds from start, nodes), sorted
     samples: list[tuple] = field(default_factory=list)
     # (job_id, seconds, nodes, throughput[, machines]) observed before the replay starts
-    rescale_seconds: float = 30.0
+    rescale_seconds: float = DEFAULT_RESCALE_SECONDS
     # nodes packed onto each machine: replay samples then say the machines they spanned
     nodes_per_machine: int | None = None
 
@@ -39,7 +41,8 @@ class Trace:
 
 
 def trace_from_records(jobs: list[dict], samples: list[tuple], capacity: list[tuple],
-                       truth: dict[str, dict[int, float]], rescale_seconds: float = 30.0, *,
+                       truth: dict[str, dict[int, float]],
+                       rescale_seconds: float = DEFAULT_RESCALE_SECONDS, *,
                        nodes_per_machine: int | None = None) -> Trace:
     """A Trace from plain rows. Times are datetimes or seconds; they become seconds from the
     first submission. `truth` maps job_id to its true curve; a job without one is an error."""

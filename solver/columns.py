@@ -26,15 +26,16 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 
 import numpy as np
 
-from solver.backends import new_highs
-from solver.evaluate import DONE_TOL, coefficients, slot_progress
+from solver.backends.highs import new_highs
 from solver.instance import Instance
 from solver.model import SparseModel
+from solver.objective import DONE_TOL, coefficients, slot_progress
 
 log = logging.getLogger(__name__)
 
@@ -136,6 +137,82 @@ def _pool(d: _Jobs, start: np.ndarray, start_value: np.ndarray
     return N[keep], job[keep], value[keep]
 
 
+@dataclass
+class _Partial:
+    """Partial schedules of exact pricing, one per entry: owner, size in the last slot, share
+    of the work still left, value so far, ever on, and (for those kept) the sizes so far."""
+    job: np.ndarray
+    prev: np.ndarray
+    left: np.ndarray
+    value: np.ndarray
+    ever: np.ndarray
+    hist: np.ndarray | None = None
+
+
+def _slot_gain_bound(d: _Jobs, mu: np.ndarray) -> np.ndarray:
+    """tail[j, t]: the most slots t.. could add to job j's value at prices `mu` (each slot's
+    best size at full speed, never below 0); tail[j, T] = 0."""
+    gain = (d.coef[d.pair_job] * (d.pair_rate * d.delta / d.Rs[d.pair_job])[:, None]
+            - mu[None, :] * d.pair_nodes[:, None])
+    best_slot = np.zeros((d.J, d.T))
+    np.maximum.at(best_slot, d.pair_job, np.maximum(gain, 0.0))
+    return np.concatenate([np.cumsum(best_slot[:, ::-1], axis=1)[:, ::-1],
+                           np.zeros((d.J, 1))], axis=1)
+
+
+def _extend(d: _Jobs, s: _Partial, t: int, mu: np.ndarray, counts: np.ndarray,
+            first: np.ndarray) -> tuple[_Partial, np.ndarray]:
+    """Every one-slot extension of the partial schedules `s` at slot t (off, or each size of
+    its job) that the model admits, valued: the children and each child's parent index."""
+    reps = counts[s.job]
+    src = np.repeat(np.arange(s.job.size), reps)
+    offset = np.arange(src.size) - np.repeat(np.cumsum(reps) - reps, reps)
+    pair = np.concatenate([np.full(s.job.size, -1), first[s.job[src]] + offset])
+    cs = np.concatenate([np.arange(s.job.size), src])
+    cj = s.job[cs]
+    cn = np.where(pair >= 0, d.pair_nodes[np.maximum(pair, 0)], 0)
+    pv, lf, ev = s.prev[cs], s.left[cs], s.ever[cs]
+    on = cn > 0
+    fr = d.free[cj]
+    running = (pv > 0) & (lf > DONE_TOL)
+    ok = ~(on & (lf <= DONE_TOL))                        # nothing after done
+    ok &= ~(~on & running & ~fr)                          # no stop before done
+    ok &= ~(on & (pv == 0) & ev & (lf > DONE_TOL) & ~fr)  # no restart after a stop
+    if t == 0:
+        ok &= ~(~on & (d.cur[cj] > 0) & ~fr)              # a running job stays on
+    cj, cn, cs, pair, pv, lf, ev, on = (a[ok] for a in (cj, cn, cs, pair, pv, lf, ev, on))
+    rate = np.where(pair >= 0, d.pair_rate[np.maximum(pair, 0)], 0.0)
+    done = slot_progress(rate, cn, pv, lf, d.Rs[cj], d.rho[cj], d.delta)
+    value = s.value[cs] + d.coef[cj, t] * done - mu[t] * cn
+    return _Partial(cj, cn, lf - done, value, ev | on), cs
+
+
+def _record_best(c: _Partial, parent: np.ndarray, hist: np.ndarray, t: int, complete: np.ndarray,
+                 best: np.ndarray, best_pat: np.ndarray) -> None:
+    """Keep, per job, the complete schedule among `c[complete]` that beats `best` (in place)."""
+    idx = np.nonzero(complete)[0]
+    order = idx[np.lexsort((-c.value[idx], c.job[idx]))]
+    head = order[np.r_[True, c.job[order][1:] != c.job[order][:-1]]]
+    head = head[c.value[head] > best[c.job[head]]]
+    best[c.job[head]] = c.value[head]
+    best_pat[c.job[head]] = 0
+    best_pat[c.job[head], :t] = hist[parent[head]]
+    best_pat[c.job[head], t] = c.prev[head]
+
+
+def _survivors(d: _Jobs, c: _Partial, t: int, complete: np.ndarray, lower: np.ndarray,
+               tail: np.ndarray) -> np.ndarray:
+    """Indices of the incomplete children that may still beat `lower` (bound prune) and that
+    no sibling dominates."""
+    cj = c.job
+    c_next = d.coef[cj, t + 1]
+    reach = c.value + np.minimum(c_next * c.left, tail[cj, t + 1])
+    slack = 1e-12 * np.maximum(1.0, np.abs(lower[cj]))
+    go = np.nonzero(~complete & (reach >= lower[cj] - slack))[0]
+    return go[_undominated(cj[go], c.prev[go], c.ever[go], c.left[go],
+                           c.value[go] + c_next[go] * c.left[go])]
+
+
 def _price_exact(d: _Jobs, lam: np.ndarray, lower: np.ndarray, deadline: float = np.inf
                  ) -> tuple[np.ndarray, np.ndarray] | None:
     """For each job, the best `value − (λ + ε)·nodes` over every schedule the model admits, and
@@ -147,70 +224,31 @@ def _price_exact(d: _Jobs, lam: np.ndarray, lower: np.ndarray, deadline: float =
     - dominance: of two partial schedules of a job with the same last size, A with no more work
       left than B and `value_A + c·left_A ≥ value_B + c·left_B` ends at least as well as B
       whatever follows, so B is dropped."""
-    J, T, delta = d.J, d.T, d.delta
+    J, T = d.J, d.T
     mu = lam + d.eps
-    gain = (d.coef[d.pair_job] * (d.pair_rate * delta / d.Rs[d.pair_job])[:, None]
-            - mu[None, :] * d.pair_nodes[:, None])
-    best_slot = np.zeros((J, T))
-    np.maximum.at(best_slot, d.pair_job, np.maximum(gain, 0.0))
-    tail = np.concatenate([np.cumsum(best_slot[:, ::-1], axis=1)[:, ::-1], np.zeros((J, 1))],
-                          axis=1)
+    tail = _slot_gain_bound(d, mu)
     counts = np.bincount(d.pair_job, minlength=J)
     first = np.concatenate([[0], np.cumsum(counts)[:-1]])
     lower = lower.copy()
     best = np.where(d.alive, -np.inf, 0.0)
     best_pat = np.zeros((J, T), dtype=np.int64)
-    # partial schedules: owner, previous size, work left, value so far, ever on, sizes so far
     sj = np.nonzero(d.alive)[0]
-    prev, left, val = d.cur[sj], np.ones(sj.size), np.zeros(sj.size)
-    ever = prev > 0
-    hist = np.zeros((sj.size, 0), dtype=np.int64)
+    s = _Partial(sj, d.cur[sj], np.ones(sj.size), np.zeros(sj.size), d.cur[sj] > 0,
+                 np.zeros((sj.size, 0), dtype=np.int64))
     for t in range(T):
-        reps = counts[sj]
-        src = np.repeat(np.arange(sj.size), reps)
-        offset = np.arange(src.size) - np.repeat(np.cumsum(reps) - reps, reps)
-        pair = np.concatenate([np.full(sj.size, -1), first[sj[src]] + offset])
-        cs = np.concatenate([np.arange(sj.size), src])
-        cj = sj[cs]
-        cn = np.where(pair >= 0, d.pair_nodes[np.maximum(pair, 0)], 0)
-        pv, lf, vl, ev = prev[cs], left[cs], val[cs], ever[cs]
-        on = cn > 0
-        fr = d.free[cj]
-        running = (pv > 0) & (lf > DONE_TOL)
-        ok = ~(on & (lf <= DONE_TOL))                        # nothing after done
-        ok &= ~(~on & running & ~fr)                          # no stop before done
-        ok &= ~(on & (pv == 0) & ev & (lf > DONE_TOL) & ~fr)  # no restart after a stop
-        if t == 0:
-            ok &= ~(~on & (d.cur[cj] > 0) & ~fr)              # a running job stays on
-        cj, cn, cs, pair, pv, lf, vl, ev, on = (a[ok] for a in (cj, cn, cs, pair, pv, lf, vl,
-                                                                ev, on))
-        rate = np.where(pair >= 0, d.pair_rate[np.maximum(pair, 0)], 0.0)
-        done = slot_progress(rate, cn, pv, lf, d.Rs[cj], d.rho[cj], delta)
-        lf = lf - done
-        vl = vl + d.coef[cj, t] * done - mu[t] * cn
-        complete = (lf <= DONE_TOL) | (t == T - 1)
+        c, parent = _extend(d, s, t, mu, counts, first)
+        complete = (c.left <= DONE_TOL) | (t == T - 1)
         if complete.any():
-            idx = np.nonzero(complete)[0]
-            order = idx[np.lexsort((-vl[idx], cj[idx]))]
-            head = order[np.r_[True, cj[order][1:] != cj[order][:-1]]]
-            head = head[vl[head] > best[cj[head]]]
-            best[cj[head]] = vl[head]
-            best_pat[cj[head]] = 0
-            best_pat[cj[head], :t] = hist[cs[head]]
-            best_pat[cj[head], t] = cn[head]
+            _record_best(c, parent, s.hist, t, complete, best, best_pat)
             lower = np.maximum(lower, best)
         if t == T - 1:
             break
-        c_next = d.coef[cj, t + 1]
-        reach = vl + np.minimum(c_next * lf, tail[cj, t + 1])
-        go = np.nonzero(~complete & (reach >= lower[cj] - 1e-12 * np.maximum(1.0,
-                                                                              np.abs(lower[cj]))))[0]
-        go = go[_undominated(cj[go], cn[go], (ev | on)[go], lf[go], vl[go] + c_next[go] * lf[go])]
+        go = _survivors(d, c, t, complete, lower, tail)
         if go.size * (1 + counts.max(initial=0)) > MAX_STATES or time.perf_counter() > deadline:
             log.info("exact pricing stopped at slot %d: %d partial schedules", t, go.size)
             return None
-        hist = np.column_stack([hist[cs[go]], cn[go]])
-        sj, prev, left, val, ever = cj[go], cn[go], lf[go], vl[go], (ev | on)[go]
+        s = _Partial(c.job[go], c.prev[go], c.left[go], c.value[go], c.ever[go],
+                     np.column_stack([s.hist[parent[go]], c.prev[go]]))
     return best, best_pat
 
 
@@ -313,14 +351,130 @@ class _Master:
         return np.array(h.getSolution().col_value) > 0.5
 
 
-def solve(inst: Instance, model: SparseModel, start: np.ndarray, *, free: set[int],
-          time_limit: float, gap: float, threads: int = 1, max_rounds: int = 100
-          ) -> ColumnResult | None:
-    """Column generation from the feasible plan `start` (node matrix). `free`: indices of jobs
-    that may stop before they are done. None when the integer master finds no plan."""
-    t0 = time.perf_counter()
-    if not inst.jobs:
-        return None
+@dataclass
+class _Pool:
+    """The simple schedules of every job (see `_pool`), with each job's block [starts, ends)."""
+    N: np.ndarray
+    job: np.ndarray
+    value: np.ndarray
+    starts: np.ndarray
+    ends: np.ndarray
+
+    @classmethod
+    def of(cls, d: _Jobs, start: np.ndarray, start_value: np.ndarray) -> _Pool:
+        N, job, value = _pool(d, start, start_value)
+        starts = np.searchsorted(job, np.arange(d.J))
+        return cls(N, job, value, starts, np.r_[starts[1:], len(job)])
+
+
+@dataclass
+class _Generation:
+    """Where column generation stopped: the proven bound (if any), rounds, and the last master
+    LP's value and duals (capacity λ, per-job μ)."""
+    bound: float | None
+    rounds: int
+    lp_value: float
+    lam: np.ndarray
+    mu: np.ndarray
+
+
+def _add_from_pool(master: _Master, pool: _Pool, lam: np.ndarray, mu: np.ndarray, tol: float
+                   ) -> tuple[np.ndarray, int]:
+    """Add each job's best-pricing pool schedule that prices out; (best reduced value per job,
+    columns added)."""
+    reduced = pool.value - pool.N @ lam
+    best = np.maximum.reduceat(reduced, pool.starts)
+    added = 0
+    for j in np.nonzero(best - mu > tol)[0]:
+        k = pool.starts[j] + int(np.argmax(reduced[pool.starts[j]: pool.ends[j]]))
+        added += master.add(j, pool.N[k], pool.value[k])
+    return best, added
+
+
+def _add_exact(master: _Master, d: _Jobs, exact: tuple[np.ndarray, np.ndarray],
+               best: np.ndarray, lam: np.ndarray, mu: np.ndarray, cap: np.ndarray, tol: float
+               ) -> tuple[float, int]:
+    """Add the exactly priced schedules that price out; (the Lagrangian bound λ·C + Σ_j best,
+    columns added)."""
+    exact_best, exact_sched = exact
+    exact_best = np.maximum(exact_best, best)
+    added = 0
+    for j in np.nonzero(exact_best - mu > tol)[0]:
+        v, ok = d.value(exact_sched[j: j + 1], np.array([j]))
+        if ok[0]:
+            added += master.add(j, exact_sched[j], v[0])
+    return float(lam @ cap + exact_best.sum()), added
+
+
+def _generate(master: _Master, d: _Jobs, pool: _Pool, cap: np.ndarray, t0: float,
+              time_limit: float, max_rounds: int) -> _Generation:
+    """Price the pool until nothing prices out, then price exactly (a bound each time) until
+    no column improves, the time is half spent or the search grows too large."""
+    bound: float | None = None
+    rounds = 0
+    while rounds < max_rounds:
+        rounds += 1
+        lp_value, lam, mu = master.solve_lp()
+        tol = 1e-9 * max(1.0, abs(lp_value))
+        best, added = _add_from_pool(master, pool, lam, mu, tol)
+        if added:
+            continue
+        if time.perf_counter() - t0 > time_limit / 2:
+            break
+        exact = _price_exact(d, lam, best, deadline=t0 + time_limit * 0.75)
+        if exact is None:
+            break
+        candidate, added = _add_exact(master, d, exact, best, lam, mu, cap, tol)
+        bound = candidate if bound is None else min(bound, candidate)
+        if not added:
+            break
+    return _Generation(bound, rounds, lp_value, lam, mu)
+
+
+def _fixed_master(master: _Master, pool: _Pool, gen: _Generation, objective: float,
+                  chosen: np.ndarray | None, gap: float, remaining: Callable[[], float]
+                  ) -> np.ndarray | None:
+    """The master MIP after reduced-cost fixing: an integer solution worth at least `target`
+    uses no column whose reduced value is below −(LP value − target), so it needs only the
+    columns (generated or in the pool) that pass that test."""
+    lam, mu, bound = gen.lam, gen.mu, gen.bound
+    target = max(objective, bound * (1 - gap)) if bound is not None else objective
+    margin = gen.lp_value - target if np.isfinite(target) else np.inf
+    margin += 1e-9 * max(1.0, abs(gen.lp_value))
+    reduced = pool.value - pool.N @ lam - mu[pool.job]
+    for k in np.nonzero(reduced >= -margin)[0]:
+        master.add(int(pool.job[k]), pool.N[k], pool.value[k])
+    m_job = np.array(master.job)
+    m_red = np.array(master.value) - np.array(master.N) @ lam - mu[m_job]
+    keep = m_red >= -margin
+    start_choice = None
+    if chosen is not None:
+        start_choice = np.zeros(m_job.size, dtype=bool)
+        start_choice[: chosen.size] = chosen
+        keep |= start_choice
+    return master.choose(keep, start_choice, remaining(), gap / 4)
+
+
+def _integer_plan(master: _Master, pool: _Pool, gen: _Generation, gap: float,
+                  remaining: Callable[[], float]) -> tuple[np.ndarray | None, float]:
+    """The chosen master columns and their value: the LP's integral jobs fixed first, then,
+    when that is not within the gap of the bound, the reduced-cost-fixed master MIP."""
+    chosen = master.fix_and_choose(remaining(), gap / 4)
+    objective = -np.inf if chosen is None else float(np.array(master.value)[chosen].sum())
+    bound = gen.bound
+    if bound is None or objective < bound - gap * abs(bound):
+        better = _fixed_master(master, pool, gen, objective, chosen, gap, remaining)
+        if better is not None:
+            value_better = float(np.array(master.value)[better].sum())
+            if value_better > objective:
+                chosen, objective = better, value_better
+    return chosen, objective
+
+
+def _start_pool(inst: Instance, model: SparseModel, start: np.ndarray, free: set[int]
+                ) -> tuple[_Jobs, _Pool] | None:
+    """The valuation arrays and the pool, led by the start plan's schedules; None when the
+    start breaks the model's rules."""
     free_mask = np.zeros(len(inst.jobs), dtype=bool)
     free_mask[list(free)] = True
     d = _Jobs(inst, model, free_mask)
@@ -331,75 +485,36 @@ def solve(inst: Instance, model: SparseModel, start: np.ndarray, *, free: set[in
     if not admitted.all():
         log.info("column generation skipped: the start plan breaks the model's rules")
         return None
-    N, job, value = _pool(d, start, start_value)
-    starts = np.searchsorted(job, np.arange(d.J))
-    ends = np.r_[starts[1:], len(job)]
+    return d, _Pool.of(d, start, start_value)
+
+
+def solve(inst: Instance, model: SparseModel, start: np.ndarray, *, free: set[int],
+          time_limit: float, gap: float, threads: int = 1, max_rounds: int = 100
+          ) -> ColumnResult | None:
+    """Column generation from the feasible plan `start` (node matrix). `free`: indices of jobs
+    that may stop before they are done. None when the integer master finds no plan."""
+    t0 = time.perf_counter()
+    if not inst.jobs:
+        return None
+    setup = _start_pool(inst, model, start, free)
+    if setup is None:
+        return None
+    d, pool = setup
     cap = np.array(inst.capacity, dtype=float)
     master = _Master(d.J, cap, threads)
     for j in range(d.J):
-        master.add(j, N[starts[j]], value[starts[j]])    # the start's schedule
-    bound: float | None = None
-    rounds = 0
-    while rounds < max_rounds:
-        rounds += 1
-        lp_value, lam, mu = master.solve_lp()
-        tol = 1e-9 * max(1.0, abs(lp_value))
-        reduced = value - N @ lam
-        best = np.maximum.reduceat(reduced, starts)
-        added = 0
-        for j in np.nonzero(best - mu > tol)[0]:
-            k = starts[j] + int(np.argmax(reduced[starts[j]: ends[j]]))
-            added += master.add(j, N[k], value[k])
-        if added:
-            continue
-        if time.perf_counter() - t0 > time_limit / 2:
-            break
-        exact = _price_exact(d, lam, best, deadline=t0 + time_limit * 0.75)
-        if exact is None:
-            break
-        exact_best, exact_sched = exact
-        exact_best = np.maximum(exact_best, best)
-        candidate = float(lam @ cap + exact_best.sum())
-        bound = candidate if bound is None else min(bound, candidate)
-        for j in np.nonzero(exact_best - mu > tol)[0]:
-            v, ok = d.value(exact_sched[j: j + 1], np.array([j]))
-            if ok[0]:
-                added += master.add(j, exact_sched[j], v[0])
-        if not added:
-            break
+        master.add(j, pool.N[pool.starts[j]], pool.value[pool.starts[j]])   # the start's
+    gen = _generate(master, d, pool, cap, t0, time_limit, max_rounds)
+
     def remaining() -> float:
         return max(time_limit - (time.perf_counter() - t0), 0.05)
 
-    chosen = master.fix_and_choose(remaining(), gap / 4)
-    objective = -np.inf if chosen is None else float(np.array(master.value)[chosen].sum())
-    if bound is None or objective < bound - gap * abs(bound):
-        # reduced-cost fixing: an integer solution worth at least `target` uses no column
-        # whose reduced value is below −(LP value − target), so the master MIP needs only the
-        # columns (generated or in the pool) that pass that test
-        target = max(objective, bound * (1 - gap)) if bound is not None else objective
-        margin = lp_value - target if np.isfinite(target) else np.inf
-        margin += 1e-9 * max(1.0, abs(lp_value))
-        reduced = value - N @ lam - mu[job]
-        for k in np.nonzero(reduced >= -margin)[0]:
-            master.add(int(job[k]), N[k], value[k])
-        m_job = np.array(master.job)
-        m_red = np.array(master.value) - np.array(master.N) @ lam - mu[m_job]
-        keep = m_red >= -margin
-        start_choice = None
-        if chosen is not None:
-            start_choice = np.zeros(m_job.size, dtype=bool)
-            start_choice[: chosen.size] = chosen
-            keep |= start_choice
-        better = master.choose(keep, start_choice, remaining(), gap / 4)
-        if better is not None:
-            value_better = float(np.array(master.value)[better].sum())
-            if value_better > objective:
-                chosen, objective = better, value_better
+    chosen, objective = _integer_plan(master, pool, gen, gap, remaining)
     if chosen is None:
         return None
     nodes = np.zeros((d.J, d.T), dtype=np.int64)
     cols = np.nonzero(chosen)[0]
     nodes[np.array(master.job)[cols]] = np.array(master.N)[cols]
-    return ColumnResult(nodes=nodes, objective=objective, bound=bound,
-                        seconds=time.perf_counter() - t0, rounds=rounds,
+    return ColumnResult(nodes=nodes, objective=objective, bound=gen.bound,
+                        seconds=time.perf_counter() - t0, rounds=gen.rounds,
                         columns=len(master.job))

@@ -1,13 +1,15 @@
-"""Window instance (DESIGN §3.3) and plan (§3.4): dataclasses, JSON in and out, validation."""
+"""Window instance (DESIGN §3.3): dataclasses, JSON in and out, validation, and the one adapter
+from a job's state and throughput curve to a solver `Job`."""
 
 from __future__ import annotations
 
 import json
 import math
-from dataclasses import asdict, dataclass, field
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
 from typing import Any
 
-ACTIONS = ("start", "scale_up", "scale_down", "keep", "stop", "wait")
+DEFAULT_RESCALE_SECONDS = 30.0   # seconds a start or size change costs (DESIGN §3.3 default)
 
 
 def candidate_sizes(lo: int, hi: int, *extra: int) -> list[int]:
@@ -40,7 +42,7 @@ class Job:
     current_nodes: int = 0
     weight: float = 1.0
     waiting_seconds: float = 0.0
-    rescale_seconds: float = 30.0
+    rescale_seconds: float = DEFAULT_RESCALE_SECONDS
     allowed_nodes: list[int] | None = None
 
     def __post_init__(self) -> None:
@@ -218,52 +220,24 @@ def _job(d: Any, i: int) -> Job:
                weight=_num(d.get("weight", 1.0), w, "weight", positive=True),
                waiting_seconds=_num(d.get("waiting_seconds", 0.0), w, "waiting_seconds",
                                     nonneg=True),
-               rescale_seconds=_num(d.get("rescale_seconds", 30.0), w, "rescale_seconds",
-                                    nonneg=True),
+               rescale_seconds=_num(d.get("rescale_seconds", DEFAULT_RESCALE_SECONDS), w,
+                                    "rescale_seconds", nonneg=True),
                throughput=tp, allowed_nodes=allowed)
 
 
-@dataclass
-class Allocation:
-    job_id: str
-    slot: int
-    nodes: int
-    action: str
-    expected_throughput: float
-    expected_progress: float
-
-
-@dataclass
-class JobEtc:
-    job_id: str
-    etc_seconds: float
-    static_etc_seconds: float
-
-
-@dataclass
-class Plan:
-    policy: str
-    solver: str
-    status: str
-    objective: float
-    allocations: list[Allocation]
-    jobs: list[JobEtc]
-    solve_seconds: float = 0.0
-    reason: str = ""
-    best_bound: float | None = None
-    mip_gap: float | None = None
-    build_seconds: float = 0.0
-    solver_objective: float | None = None   # what the solver itself reported
-    warnings: list[str] = field(default_factory=list)
-
-    def nodes_by_job(self) -> dict[str, list[int]]:
-        out: dict[str, list[int]] = {}
-        for a in sorted(self.allocations, key=lambda a: a.slot):
-            out.setdefault(a.job_id, []).append(a.nodes)
-        return out
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-    def to_json(self) -> str:
-        return json.dumps(self.to_dict(), indent=1)
+def job_from_state(state: Mapping[str, Any], curve: Mapping[int, float], *,
+                   rescale_seconds: float = DEFAULT_RESCALE_SECONDS) -> Job:
+    """The solver `Job` for one job's state at a window (keys job_id, min_nodes, max_nodes,
+    requested_nodes, current_nodes, remaining_work, total_work, weight, waiting_seconds) and its
+    estimated throughput curve {nodes: samples/s}. It is offered the candidate sizes of its
+    range (plus its requested and current size) that the curve covers with a positive rate."""
+    lo, hi = state["min_nodes"], state["max_nodes"]
+    allowed = [n for n in candidate_sizes(lo, hi, state["requested_nodes"],
+                                          state["current_nodes"])
+               if curve.get(n, 0) > 0]
+    return Job(job_id=state["job_id"], min_nodes=lo, max_nodes=hi,
+               requested_nodes=state["requested_nodes"], current_nodes=state["current_nodes"],
+               remaining_work=state["remaining_work"], total_work=state["total_work"],
+               weight=state["weight"], waiting_seconds=float(state["waiting_seconds"]),
+               rescale_seconds=rescale_seconds, throughput={n: curve[n] for n in allowed},
+               allowed_nodes=allowed)

@@ -8,7 +8,10 @@ X = E·T):
     x[e, t]    at  e·T + t              binary: job_of[e] runs on nodes_of[e] nodes in slot t
     stay[e, t] at  X + e·T + t          continuous [0, 1]: it kept that size from slot t−1
     p̃[j, t]    at  2X + j·T + t         continuous [0, 1]: share of R_j done in slot t
-Rows are lo ≤ A·v ≤ hi; the objective is maximised.
+Rows are lo ≤ A·v ≤ hi; the objective is maximised. `build` assembles the model from named
+blocks: the columns (`_pairs`, `_Layout`), one function per row block of §4 (capacity, one size,
+progress, stay ≤ x, stay ≤ x the slot before, work left, no preemption), then the objective and
+the column bounds.
 """
 
 from __future__ import annotations
@@ -19,8 +22,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
-from solver.evaluate import coefficients, progress_fractions
 from solver.instance import Instance
+from solver.objective import coefficients, progress_fractions
 
 
 @dataclass
@@ -80,13 +83,10 @@ class SparseModel:
         return v
 
 
-def build(inst: Instance, *, released: set[str] | None = None,
-          preemption: bool = False) -> SparseModel:
-    """The model of §4 for `inst`. Jobs in `released` (or all, with `preemption`) may stop."""
-    t0 = time.perf_counter()
-    released = released or set()
-    J, T = len(inst.jobs), inst.T
-    delta = inst.slot_seconds
+def _pairs(inst: Instance) -> tuple[list[int], list[int], list[float], dict[tuple[int, int], int]]:
+    """The (job, allowed node count) pairs that get columns, with their throughput, and the
+    sizes left out: a size no faster than a smaller one is never strictly better, so leaving
+    it out changes no optimum and makes the model smaller (the current size always stays)."""
     pairs_j, pairs_n, pairs_f = [], [], []
     dominated: dict[tuple[int, int], int] = {}
     for j, job in enumerate(inst.jobs):
@@ -95,143 +95,221 @@ def build(inst: Instance, *, released: set[str] | None = None,
             f_n = job.throughput[n]
             faster = [m for m in kept if job.throughput[m] >= f_n]
             if faster and n != job.current_nodes:
-                # no faster than a smaller size, so never strictly better: leaving it out
-                # changes no optimum and makes the model smaller
                 dominated[(j, n)] = faster[0]
                 continue
             kept.append(n)
             pairs_j.append(j)
             pairs_n.append(n)
             pairs_f.append(f_n)
-    job_of = np.array(pairs_j, dtype=np.int64)
-    nodes_of = np.array(pairs_n, dtype=np.int64)
-    f = np.array(pairs_f, dtype=float)
-    E = job_of.size
-    X = E * T
-    n_var = 2 * X + J * T
+    return pairs_j, pairs_n, pairs_f, dominated
 
-    R = np.array([job.remaining_work for job in inst.jobs], dtype=float)
-    rho = np.array([min(job.rescale_seconds, delta) for job in inst.jobs], dtype=float)
-    cur = np.array([job.current_nodes for job in inst.jobs], dtype=np.int64)
-    alive = R > 0
-    safe_R = np.where(alive, R, 1.0)
-    # per pair: share of R done in a slot that starts/changes size (a) and the extra when it
-    # keeps its size (b); capped at 1, which changes no integer solution since p̃ ≤ 1
-    a = np.minimum(f * (delta - rho[job_of]) / safe_R[job_of], 1.0)
-    b = np.minimum(f * rho[job_of] / safe_R[job_of], 1.0)
 
-    e_all = np.repeat(np.arange(E), T)
-    t_all = np.tile(np.arange(T), E)
-    x_idx = e_all * T + t_all
-    s_idx = X + x_idx
-    rows, cols, vals, lo, hi = [], [], [], [], []
-    n_rows = 0
+class _Layout:
+    """The columns (x, stay, p̃) and the per-job data the row blocks read."""
 
-    def add(r: np.ndarray, c: np.ndarray, v: np.ndarray) -> None:
-        rows.append(r)
-        cols.append(c)
-        vals.append(v)
+    def __init__(self, inst: Instance, released: set[str], preemption: bool):
+        pairs_j, pairs_n, pairs_f, self.dominated = _pairs(inst)
+        self.J, self.T = len(inst.jobs), inst.T
+        self.delta = delta = inst.slot_seconds
+        self.job_of = np.array(pairs_j, dtype=np.int64)
+        self.nodes_of = np.array(pairs_n, dtype=np.int64)
+        self.f = np.array(pairs_f, dtype=float)
+        self.E = self.job_of.size
+        self.X = self.E * self.T
+        self.n_var = 2 * self.X + self.J * self.T
+        self.R = np.array([job.remaining_work for job in inst.jobs], dtype=float)
+        self.rho = np.array([min(job.rescale_seconds, delta) for job in inst.jobs], dtype=float)
+        self.cur = np.array([job.current_nodes for job in inst.jobs], dtype=np.int64)
+        self.alive = self.R > 0
+        self.safe_R = np.where(self.alive, self.R, 1.0)
+        self.preemption = preemption
+        self.kept_on = np.array([job.job_id not in released for job in inst.jobs], dtype=bool)
+        self.e_all = np.repeat(np.arange(self.E), self.T)
+        self.t_all = np.tile(np.arange(self.T), self.E)
+        self.x_idx = self.e_all * self.T + self.t_all
+        self.s_idx = self.X + self.x_idx
 
-    # 1. capacity: one row per slot
-    add(n_rows + t_all, x_idx, nodes_of[e_all].astype(float))
-    lo.append(np.full(T, -np.inf))
-    hi.append(np.array(inst.capacity, dtype=float))
-    n_rows += T
-    # 2. one size per job and slot; a running job that may not stop is on in slot 0
-    one_row = n_rows + job_of[e_all] * T + t_all
-    add(one_row, x_idx, np.ones(X))
+
+class _Rows:
+    """Row blocks as triplets, numbered in the order they are added."""
+
+    def __init__(self) -> None:
+        self.rows: list[np.ndarray] = []
+        self.cols: list[np.ndarray] = []
+        self.vals: list[np.ndarray] = []
+        self.lo: list[np.ndarray] = []
+        self.hi: list[np.ndarray] = []
+        self.n = 0          # rows so far: the first row of the block being added
+
+    def add(self, r: np.ndarray, c: np.ndarray, v: np.ndarray) -> None:
+        self.rows.append(r)
+        self.cols.append(c)
+        self.vals.append(v)
+
+    def close(self, lo: np.ndarray, hi: np.ndarray) -> None:
+        """End the block: its rows' bounds."""
+        self.lo.append(lo)
+        self.hi.append(hi)
+        self.n += lo.size
+
+    def matrix(self, n_var: int) -> sp.csr_matrix:
+        return sp.csr_matrix((np.concatenate(self.vals),
+                              (np.concatenate(self.rows), np.concatenate(self.cols))),
+                             shape=(self.n, n_var))
+
+
+def _capacity_rows(rows: _Rows, d: _Layout, inst: Instance) -> None:
+    """1. capacity: Σ n·x[e,t] ≤ C_t, one row per slot."""
+    rows.add(rows.n + d.t_all, d.x_idx, d.nodes_of[d.e_all].astype(float))
+    rows.close(np.full(d.T, -np.inf), np.array(inst.capacity, dtype=float))
+
+
+def _one_size_rows(rows: _Rows, d: _Layout, inst: Instance) -> None:
+    """2. one size per job and slot; a running job that may not stop is on in slot 0."""
+    J, T = d.J, d.T
+    rows.add(rows.n + d.job_of[d.e_all] * T + d.t_all, d.x_idx, np.ones(d.X))
     one_lo = np.full((J, T), -np.inf)   # x ≥ 0 already; a one-sided row stays one row
-    kept_on = np.array([job.job_id not in released for job in inst.jobs], dtype=bool)
-    forced = alive & (cur > 0) & kept_on
-    if preemption:
+    forced = d.alive & (d.cur > 0) & d.kept_on
+    if d.preemption:
         forced[:] = False
     one_lo[forced, 0] = 1.0
-    lo.append(one_lo.ravel())
-    hi.append(np.ones(J * T))
-    n_rows += J * T
-    # 3. progress: p̃[j,t] − a·x − b·stay ≤ 0
-    prog_row = n_rows + job_of[e_all] * T + t_all
-    add(prog_row, x_idx, -a[e_all])
-    add(prog_row, s_idx, -b[e_all])
+    rows.close(one_lo.ravel(), np.ones(J * T))
+
+
+def _progress_coefficients(d: _Layout) -> tuple[np.ndarray, np.ndarray]:
+    """Per pair: share of R done in a slot that starts/changes size (a) and the extra when it
+    keeps its size (b); capped at 1, which changes no integer solution since p̃ ≤ 1."""
+    a = np.minimum(d.f * (d.delta - d.rho[d.job_of]) / d.safe_R[d.job_of], 1.0)
+    b = np.minimum(d.f * d.rho[d.job_of] / d.safe_R[d.job_of], 1.0)
+    return a, b
+
+
+def _progress_rows(rows: _Rows, d: _Layout, inst: Instance) -> None:
+    """3. progress: p̃[j,t] − a·x − b·stay ≤ 0."""
+    J, T, X = d.J, d.T, d.X
+    a, b = _progress_coefficients(d)
+    prog_row = rows.n + d.job_of[d.e_all] * T + d.t_all
+    rows.add(prog_row, d.x_idx, -a[d.e_all])
+    rows.add(prog_row, d.s_idx, -b[d.e_all])
     jt = np.arange(J * T)
-    add(n_rows + jt, 2 * X + jt, np.ones(J * T))
-    lo.append(np.full(J * T, -np.inf))
-    hi.append(np.zeros(J * T))
-    n_rows += J * T
-    # 4. stay ≤ x
-    add(n_rows + x_idx, s_idx, np.ones(X))
-    add(n_rows + x_idx, x_idx, -np.ones(X))
-    lo.append(np.full(X, -np.inf))
-    hi.append(np.zeros(X))
-    n_rows += X
-    # 5. stay[e,t] ≤ x[e,t−1] for t ≥ 1 (t = 0 is a bound below)
-    if T > 1:
-        e1 = np.repeat(np.arange(E), T - 1)
-        t1 = np.tile(np.arange(1, T), E)
-        r5 = n_rows + e1 * (T - 1) + (t1 - 1)
-        add(r5, X + e1 * T + t1, np.ones(E * (T - 1)))
-        add(r5, e1 * T + t1 - 1, -np.ones(E * (T - 1)))
-        lo.append(np.full(E * (T - 1), -np.inf))
-        hi.append(np.zeros(E * (T - 1)))
-        n_rows += E * (T - 1)
-    # 6. no more work than is left: Σ_t p̃ ≤ 1
-    add(n_rows + np.repeat(np.arange(J), T), 2 * X + jt, np.ones(J * T))
-    lo.append(np.full(J, -np.inf))
-    hi.append(np.ones(J))
-    n_rows += J
-    # 7. no preemption: on[j,t] − on[j,t+1] − Σ_{t' ≤ t} p̃[j,t'] ≤ 0
-    if T > 1:
-        keep = np.ones(J, dtype=bool) if not preemption else np.zeros(J, dtype=bool)
-        keep &= kept_on
-        jobs_np = np.nonzero(keep)[0]
-        rank = -np.ones(J, dtype=np.int64)
-        rank[jobs_np] = np.arange(jobs_np.size)
-        sel = keep[job_of[e_all]] & (t_all < T - 1)
-        base = n_rows + rank[job_of[e_all[sel]]] * (T - 1) + t_all[sel]
-        add(base, x_idx[sel], np.ones(sel.sum()))
-        sel2 = keep[job_of[e_all]] & (t_all > 0)
-        base2 = n_rows + rank[job_of[e_all[sel2]]] * (T - 1) + t_all[sel2] - 1
-        add(base2, x_idx[sel2], -np.ones(sel2.sum()))
-        # cumulative progress: p̃[j,t'] for t' ≤ t. A job that cannot have finished by the end
-        # of slot t even at its fastest size has Σ p̃ < 1 there, so the row reads
-        # on[t] ≤ on[t+1]; writing it so is the same for integer solutions and a far tighter
-        # relaxation.
-        fastest = np.zeros(J)
-        np.maximum.at(fastest, job_of, f * delta)
-        max_share = fastest / safe_R
-        jj, tt, tp = [], [], []
-        for t in range(T - 1):
-            can_finish = jobs_np[(t + 1) * max_share[jobs_np] >= 1.0 - 1e-9]
-            for t2 in range(t + 1):
-                jj.append(can_finish)
-                tt.append(np.full(can_finish.size, t))
-                tp.append(np.full(can_finish.size, t2))
-        if jobs_np.size:
-            jj_a, tt_a, tp_a = np.concatenate(jj), np.concatenate(tt), np.concatenate(tp)
-            add(n_rows + rank[jj_a] * (T - 1) + tt_a, 2 * X + jj_a * T + tp_a,
-                -np.ones(jj_a.size))
-        lo.append(np.full(jobs_np.size * (T - 1), -np.inf))
-        hi.append(np.zeros(jobs_np.size * (T - 1)))
-        n_rows += jobs_np.size * (T - 1)
+    rows.add(rows.n + jt, 2 * X + jt, np.ones(J * T))
+    rows.close(np.full(J * T, -np.inf), np.zeros(J * T))
 
-    A = sp.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
-                      shape=(n_rows, n_var))
+
+def _stay_rows(rows: _Rows, d: _Layout, inst: Instance) -> None:
+    """4. stay ≤ x."""
+    X = d.X
+    rows.add(rows.n + d.x_idx, d.s_idx, np.ones(X))
+    rows.add(rows.n + d.x_idx, d.x_idx, -np.ones(X))
+    rows.close(np.full(X, -np.inf), np.zeros(X))
+
+
+def _stay_before_rows(rows: _Rows, d: _Layout, inst: Instance) -> None:
+    """5. stay[e,t] ≤ x[e,t−1] for t ≥ 1 (t = 0 is a bound on the column)."""
+    E, T, X = d.E, d.T, d.X
+    if T <= 1:
+        return
+    e1 = np.repeat(np.arange(E), T - 1)
+    t1 = np.tile(np.arange(1, T), E)
+    r5 = rows.n + e1 * (T - 1) + (t1 - 1)
+    rows.add(r5, X + e1 * T + t1, np.ones(E * (T - 1)))
+    rows.add(r5, e1 * T + t1 - 1, -np.ones(E * (T - 1)))
+    rows.close(np.full(E * (T - 1), -np.inf), np.zeros(E * (T - 1)))
+
+
+def _work_rows(rows: _Rows, d: _Layout, inst: Instance) -> None:
+    """6. no more work than is left: Σ_t p̃ ≤ 1."""
+    J, T = d.J, d.T
+    jt = np.arange(J * T)
+    rows.add(rows.n + np.repeat(np.arange(J), T), 2 * d.X + jt, np.ones(J * T))
+    rows.close(np.full(J, -np.inf), np.ones(J))
+
+
+def _no_preemption_rows(rows: _Rows, d: _Layout, inst: Instance) -> None:
+    """7. no preemption: on[j,t] − on[j,t+1] − Σ_{t' ≤ t} p̃[j,t'] ≤ 0, for the jobs that may
+    not stop."""
+    J, T = d.J, d.T
+    if T <= 1:
+        return
+    keep = np.ones(J, dtype=bool) if not d.preemption else np.zeros(J, dtype=bool)
+    keep &= d.kept_on
+    jobs_np = np.nonzero(keep)[0]
+    rank = -np.ones(J, dtype=np.int64)
+    rank[jobs_np] = np.arange(jobs_np.size)
+    e_all, t_all = d.e_all, d.t_all
+    sel = keep[d.job_of[e_all]] & (t_all < T - 1)
+    base = rows.n + rank[d.job_of[e_all[sel]]] * (T - 1) + t_all[sel]
+    rows.add(base, d.x_idx[sel], np.ones(sel.sum()))
+    sel2 = keep[d.job_of[e_all]] & (t_all > 0)
+    base2 = rows.n + rank[d.job_of[e_all[sel2]]] * (T - 1) + t_all[sel2] - 1
+    rows.add(base2, d.x_idx[sel2], -np.ones(sel2.sum()))
+    _cumulative_progress(rows, d, jobs_np, rank)
+    rows.close(np.full(jobs_np.size * (T - 1), -np.inf), np.zeros(jobs_np.size * (T - 1)))
+
+
+def _cumulative_progress(rows: _Rows, d: _Layout, jobs_np: np.ndarray, rank: np.ndarray
+                         ) -> None:
+    """The −p̃[j,t'] (t' ≤ t) terms of the no-preemption rows. A job that cannot have finished
+    by the end of slot t even at its fastest size has Σ p̃ < 1 there, so the row reads
+    on[t] ≤ on[t+1]; writing it so is the same for integer solutions and a far tighter
+    relaxation."""
+    J, T = d.J, d.T
+    fastest = np.zeros(J)
+    np.maximum.at(fastest, d.job_of, d.f * d.delta)
+    max_share = fastest / d.safe_R
+    jj, tt, tp = [], [], []
+    for t in range(T - 1):
+        can_finish = jobs_np[(t + 1) * max_share[jobs_np] >= 1.0 - 1e-9]
+        for t2 in range(t + 1):
+            jj.append(can_finish)
+            tt.append(np.full(can_finish.size, t))
+            tp.append(np.full(can_finish.size, t2))
+    if jobs_np.size:
+        jj_a, tt_a, tp_a = np.concatenate(jj), np.concatenate(tt), np.concatenate(tp)
+        rows.add(rows.n + rank[jj_a] * (T - 1) + tt_a, 2 * d.X + jj_a * T + tp_a,
+                 -np.ones(jj_a.size))
+
+
+ROW_BLOCKS = (_capacity_rows, _one_size_rows, _progress_rows, _stay_rows, _stay_before_rows,
+              _work_rows, _no_preemption_rows)
+
+
+def _objective(d: _Layout, inst: Instance) -> np.ndarray:
+    """Progress weights on p̃, and the idle tie-break −ε·n on every x."""
     coef = coefficients(inst)
-    c = np.zeros(n_var)
-    c[:X] = -coef.eps * nodes_of[e_all]
-    c[2 * X:] = coef.progress.ravel()
+    c = np.zeros(d.n_var)
+    c[:d.X] = -coef.eps * d.nodes_of[d.e_all]
+    c[2 * d.X:] = coef.progress.ravel()
+    return c
 
-    col_lo = np.zeros(n_var)
-    col_hi = np.ones(n_var)
-    # a finished job gets no nodes
-    col_hi[:X][~alive[job_of[e_all]]] = 0.0
-    # stay at t = 0 only for the job's current size
-    stay0 = (t_all == 0)
-    col_hi[X:2 * X][stay0] = (nodes_of[e_all[stay0]] == cur[job_of[e_all[stay0]]]).astype(float)
-    col_hi[2 * X:][~np.repeat(alive, T)] = 0.0
-    integer = np.zeros(n_var, dtype=bool)
+
+def _column_bounds(d: _Layout) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(lower, upper, integer) per column: a finished job gets no nodes and no progress; stay
+    at t = 0 only for the job's current size; x is binary."""
+    X, e_all = d.X, d.e_all
+    col_lo = np.zeros(d.n_var)
+    col_hi = np.ones(d.n_var)
+    col_hi[:X][~d.alive[d.job_of[e_all]]] = 0.0
+    stay0 = (d.t_all == 0)
+    col_hi[X:2 * X][stay0] = (d.nodes_of[e_all[stay0]] == d.cur[d.job_of[e_all[stay0]]]
+                              ).astype(float)
+    col_hi[2 * X:][~np.repeat(d.alive, d.T)] = 0.0
+    integer = np.zeros(d.n_var, dtype=bool)
     integer[:X] = True
-    return SparseModel(c=c, A=A, row_lo=np.concatenate(lo), row_hi=np.concatenate(hi),
-                       col_lo=col_lo, col_hi=col_hi, integer=integer, job_of=job_of,
-                       nodes_of=nodes_of, J=J, T=T, build_seconds=time.perf_counter() - t0,
-                       dominated=dominated)
+    return col_lo, col_hi, integer
+
+
+def build(inst: Instance, *, released: set[str] | None = None,
+          preemption: bool = False) -> SparseModel:
+    """The model of §4 for `inst`. Jobs in `released` (or all, with `preemption`) may stop."""
+    t0 = time.perf_counter()
+    d = _Layout(inst, released or set(), preemption)
+    rows = _Rows()
+    for block in ROW_BLOCKS:
+        block(rows, d, inst)
+    col_lo, col_hi, integer = _column_bounds(d)
+    return SparseModel(c=_objective(d, inst), A=rows.matrix(d.n_var),
+                       row_lo=np.concatenate(rows.lo), row_hi=np.concatenate(rows.hi),
+                       col_lo=col_lo, col_hi=col_hi, integer=integer, job_of=d.job_of,
+                       nodes_of=d.nodes_of, J=d.J, T=d.T,
+                       build_seconds=time.perf_counter() - t0, dominated=d.dominated)

@@ -9,3 +9,9 @@ CREATE OR REPLACE TEMP MACRO etplan_text(v) AS nullif(trim(CAST(v AS VARCHAR)), 
 
 -- The value as it was written, for messages.
 CREATE OR REPLACE TEMP MACRO etplan_show(v) AS '''' || CAST(v AS VARCHAR) || '''';
+
+-- Why a value the row needs could not be read: missing (absent or blank), or `raw` is not
+-- `kind` (e.g. 'a whole number').
+CREATE OR REPLACE TEMP MACRO etplan_unreadable(name, raw, kind) AS
+    CASE WHEN raw IS NULL OR etplan_text(raw) IS NULL THEN 'missing field: ' || name
+         ELSE 'bad type: ' || name || ' ' || etplan_show(raw) || ' is not ' || kind END;

@@ -106,3 +106,31 @@ def test_out_files_go_into_new_folders_and_unwritable_ones_fail_in_one_line(tmp_
     assert r.returncode == 1
     assert r.stderr.strip().splitlines() == [
         f"error: {blocker / 'plan.json'}: cannot create its folder (File exists)"]
+
+
+def test_plan_window_then_show_and_query_the_plan(tmp_path):
+    wh, outputs, logs = str(tmp_path / "w.duckdb"), str(tmp_path / "out"), tmp_path / "logs"
+    assert run_cli("generate", "--jobs", "40", "--seed", "3", "--out", str(logs)).returncode == 0
+    assert run_cli("ingest", str(logs), "--warehouse", wh).returncode == 0
+    assert run_cli("estimate", "--warehouse", wh).returncode == 0
+    none = run_cli("plan", "show", "--outputs", outputs)
+    assert none.returncode == 1
+    assert none.stderr.strip() == f"error: {outputs}: no plans yet; run `etplan plan window` first"
+    r = run_cli("plan", "window", "--run-id", "t1", "--time-limit", "2", "--outputs", outputs,
+                "--warehouse", wh)
+    assert r.returncode == 0, r.stderr
+    assert "plan written to" in r.stdout and "run_id=t1" in r.stdout
+    shown = run_cli("plan", "show", "--outputs", outputs)
+    assert shown.returncode == 0 and "nodes now → next" in shown.stdout
+    n = run_cli("sql", "SELECT count(DISTINCT slot) AS n FROM latest_plan", "--format", "json",
+                "--outputs", outputs, "--warehouse", wh)
+    assert n.returncode == 0, n.stderr
+    assert json.loads(n.stdout) == [{"n": 6}]
+
+
+def test_backtest_refuses_unknown_policies_in_one_line(tmp_path):
+    r = run_cli("backtest", "--logs", str(tmp_path), "--out", str(tmp_path / "bt"),
+                "--policies", "mip,nope")
+    assert r.returncode == 1
+    assert r.stderr.strip().splitlines() == [
+        "error: --policies mip,nope: unknown policy 'nope'; use mip, greedy, fifo, optimus"]

@@ -11,12 +11,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from solver import columns
-from solver.baselines import simulate_policy
-from solver.evaluate import score, violations
 from solver.generate import random_instance
 from solver.instance import Instance
 from solver.model import build
+from solver.objective import score, violations
 from solver.policies import Settings, plan
+from solver.policies.greedy import greedy
+from solver.policies.optimus import optimus
 
 
 def brute_force_best(d: columns._Jobs, lam: np.ndarray) -> np.ndarray:
@@ -54,7 +55,7 @@ def test_column_bound_is_above_the_optimum_and_its_plan_below(seed):
     inst = random_instance(10 + 2 * seed, num_slots=4 + seed % 3, seed=100 + seed)
     model = build(inst)
     optimum = plan(inst, "mip", Settings(solver="highs", gap=1e-7, time_limit=60)).objective
-    start = simulate_policy(inst, "greedy")
+    start = greedy(inst)
     result = columns.solve(inst, model, start, free=set(), time_limit=10, gap=1e-9)
     assert result is not None and result.bound is not None
     assert result.bound >= optimum - 1e-9 * abs(optimum)
@@ -77,8 +78,8 @@ def test_columns_plans_respect_the_rules_and_beat_the_heuristics(seed, n_jobs, s
     nodes = np.array([p.nodes_by_job()[j.job_id] for j in inst.jobs])
     preemptible = {j.job_id for j in inst.jobs} if preemption else set()
     assert not violations(inst, nodes, preemptible=preemptible)
-    for other in ("greedy", "optimus"):
-        assert p.objective >= score(inst, simulate_policy(inst, other)) - 1e-9
+    for heuristic in (greedy, optimus):
+        assert p.objective >= score(inst, heuristic(inst)) - 1e-9
     if p.best_bound is not None:
         assert p.best_bound >= p.objective - 1e-9 * max(1.0, abs(p.objective))
     # the objective the solving path reports and the scoring function agree (a fallback plan

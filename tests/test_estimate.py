@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 
+from sources.synthetic import write_logs
 from warehouse.connection import connect
 from warehouse.estimate import estimate
 from warehouse.ingest import ingest_paths
-from warehouse.synthetic import write_logs
 
 EVENTS = ("job_id,event_time,event,nodes,min_nodes,max_nodes,requested_nodes,total_work,"
           "model\n")

@@ -11,7 +11,7 @@ import subprocess
 import duckdb
 import pytest
 
-from warehouse.synthetic import write_logs
+from sources.synthetic import write_logs
 
 
 @pytest.fixture(scope="session")
@@ -91,14 +91,11 @@ def test_report_renders_with_every_chart(prefect_harness, tmp_path):
     # the run's report: the backtest's KPIs and charts plus the Gantt of a window's plan
     from datetime import UTC, datetime
 
+    from report.html import write_report
     from solver.generate import random_instance
     from solver.policies import plan
-    from warehouse.plans import plan_rows
-    from warehouse.report import write_report
 
-    inst = random_instance(12, 4, seed=1)
-    rows = plan_rows(plan(inst, "mip"), datetime(2026, 12, 2, tzinfo=UTC),
-                     {j.job_id: j.current_nodes for j in inst.jobs})
+    rows = plan(random_instance(12, 4, seed=1), "mip").rows(datetime(2026, 12, 2, tzinfo=UTC))
     report = write_report(out / "run-report.html", summary, out / "kpis", rows)
     html = report.read_text()
     images = re.findall(r'<img alt="([^"]+)" src="data:image/png;base64,([^"]+)"', html)

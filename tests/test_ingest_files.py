@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import duckdb
 
+from sources.synthetic import write_logs
 from warehouse.ingest import ingest_paths
-from warehouse.synthetic import write_logs
 
 
 def counts(results):

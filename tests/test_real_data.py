@@ -87,9 +87,10 @@ def test_estimation_accuracy_on_measured_profiles():
     model above 25%, and the estimator beats the power law. Per-model MEANS stay above 25% for
     bert and ncf; bert's cannot go below 25% for any non-decreasing curve through its own
     4-GPU measurement (`floor`), since it runs three times slower on 5 GPUs over two machines."""
-    from warehouse.estimate_accuracy import measure
+    from sources.accuracy import measure
+    from warehouse.estimate import estimate_rows
 
-    acc = measure(POLLUX / "traces")
+    acc = measure(POLLUX / "traces", estimate_rows)
     table = {r["model"]: r for r in acc.table()}
     overall = table.pop("overall")
     assert overall["points"] > 700
@@ -102,9 +103,10 @@ def test_estimation_accuracy_on_measured_profiles():
     # without the machines a sample spanned, all three points lie on one machine and say
     # nothing of crossing machines; what the class measured across machines at other batches
     # then tells the estimator where bert slows down
-    blind = measure(POLLUX / "traces", machines=False)
+    blind = measure(POLLUX / "traces", estimate_rows, machines=False)
     assert np.median(blind.ape()) > 0.2
-    seen = measure(POLLUX / "traces", machines=False, history=True)
+    seen = measure(POLLUX / "traces", estimate_rows, machines=False,
+                   history=True)
     assert np.median(seen.ape("bert")) < 0.4 < np.median(blind.ape("bert"))
     assert np.median(seen.ape()) < np.median(blind.ape())
 

@@ -1,12 +1,25 @@
-"""The replay engine and KPIs on a trace small enough to compute by hand."""
+"""The replay engine and KPIs on a trace small enough to compute by hand, and its invariants
+(capacity, sizes, no preemption, every job completes or is reported) over random traces."""
 
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from replay.engine import ReplayConfig, oracle_estimator, replay
+from replay.engine import (
+    JobState,
+    Move,
+    ReplayConfig,
+    RuleBroken,
+    check_rules,
+    oracle_estimator,
+    replay,
+)
 from replay.kpis import job_kpis, run_kpis
 from replay.trace import Trace, TraceJob
+from solver.instance import Instance
+from solver.policies import Settings
 
 
 def three_jobs() -> Trace:
@@ -79,18 +92,103 @@ def test_samples_reported_in_a_replay_say_the_machines_their_size_spans():
 
 
 def test_truth_files_are_read_with_their_machine_size_or_refused_in_one_line(tmp_path):
-    from warehouse.errors import EtplanError
-    from warehouse.replay_inputs import load_truth
+    from sources.errors import SourceError
+    from sources.truth import read_truth
 
     path = tmp_path / "truth.json"
     path.write_text('{"rescale_seconds": 20, "nodes_per_machine": 4,'
                     ' "jobs": {"a": {"throughput": {"1": 5, "2": 9}}}}')
-    assert load_truth(path) == ({"a": {1: 5.0, 2: 9.0}}, 20.0, 4)
+    assert read_truth(path) == ({"a": {1: 5.0, 2: 9.0}}, 20.0, 4)
     path.write_text('{"jobs": {"a": {"throughput": {"1": 5}}}}')
-    assert load_truth(path) == ({"a": {1: 5.0}}, 30.0, None)
+    assert read_truth(path) == ({"a": {1: 5.0}}, 30.0, None)
     path.write_text('{"nodes_per_machine": 0, "jobs": {}}')
-    with pytest.raises(EtplanError, match="nodes_per_machine must be a whole number"):
-        load_truth(path)
+    with pytest.raises(SourceError, match="nodes_per_machine must be a whole number"):
+        read_truth(path)
     path.write_text("[1, 2]")
-    with pytest.raises(EtplanError, match="not a truth file"):
-        load_truth(path)
+    with pytest.raises(SourceError, match="not a truth file"):
+        read_truth(path)
+
+
+# ---- invariants over small random traces (Hypothesis) -----------------------------------------
+
+@st.composite
+def small_traces(draw) -> Trace:
+    """1–5 jobs whose every size fits the smallest capacity the trace ever has (so each job can
+    run alone), concave true curves, a capacity that may change twice."""
+    low = draw(st.integers(2, 6))
+    jobs = []
+    for i in range(draw(st.integers(1, 5))):
+        lo = draw(st.integers(1, low))
+        hi = draw(st.integers(lo, low))
+        base, exponent = draw(st.floats(2.0, 20.0)), draw(st.floats(0.5, 1.0))
+        jobs.append(TraceJob(
+            f"j{i}", draw(st.floats(0.0, 1500.0)), lo, hi, draw(st.integers(lo, hi)),
+            draw(st.floats(100.0, 6000.0)), {n: base * n ** exponent for n in range(lo, hi + 1)},
+            weight=draw(st.sampled_from([1.0, 2.0]))))
+    jobs.sort(key=lambda j: (j.submit, j.job_id))
+    changes = draw(st.lists(st.tuples(st.floats(1.0, 4000.0), st.integers(low, low + 4)),
+                            max_size=2))
+    return Trace(jobs=jobs, capacity=sorted([(0.0, draw(st.integers(low, low + 4))), *changes]),
+                 rescale_seconds=draw(st.sampled_from([0.0, 10.0, 30.0])))
+
+
+def check_invariants(trace: Trace, res) -> None:
+    jobs = {j.job_id: j for j in trace.jobs}
+    # every job completes (the budget of windows is ample) or is named as unfinished
+    assert res.unfinished == []
+    assert {r["job_id"]: r["completed"] for r in job_kpis(res)} == dict.fromkeys(jobs, True)
+    for w in res.windows:
+        assert w.allocated <= w.capacity == trace.capacity_at(w.t)
+        held = sum(n for _, a, b, n in res.intervals if a <= w.t < b)
+        assert held <= w.capacity
+    for s in res.states:
+        mine = sorted((a, b, n) for j, a, b, n in res.intervals if j == s.job.job_id)
+        assert all(s.job.min_nodes <= n <= s.job.max_nodes for _, _, n in mine)
+        assert all(b1 <= a2 for (_, b1, _), (a2, _, _) in zip(mine, mine[1:], strict=False))
+        # each interval at a size opens with the rescale; the rest of it does the work
+        done = sum((b - a - trace.rescale_seconds) * s.job.true_throughput[n] for a, b, n in mine)
+        assert done == pytest.approx(s.job.total_work, rel=1e-6)
+        assert s.first_start is not None and s.first_start >= s.job.submit
+
+
+@settings(max_examples=150, deadline=None)
+@given(trace=small_traces(), policy=st.sampled_from(["greedy", "fifo", "optimus"]),
+       window=st.sampled_from([100.0, 300.0, 600.0]))
+def test_heuristics_keep_capacity_and_rules_every_window(trace, policy, window):
+    res = replay(trace, policy, oracle_estimator(trace),
+                 ReplayConfig(window=window, slots=3, max_windows=5000))
+    check_invariants(trace, res)
+
+
+@settings(max_examples=40, deadline=None)
+@given(trace=small_traces(), preemption=st.booleans())
+def test_mip_keeps_capacity_and_rules_every_window(trace, preemption):
+    res = replay(trace, "mip", oracle_estimator(trace),
+                 ReplayConfig(window=300.0, slots=3, max_windows=5000,
+                              settings=Settings(time_limit=0.5, gap=1e-3,
+                                                preemption=preemption)))
+    check_invariants(trace, res)
+
+
+def test_jobs_left_when_the_windows_run_out_are_reported(caplog):
+    trace = three_jobs()
+    res = replay(trace, "fifo", oracle_estimator(trace),
+                 ReplayConfig(window=100.0, slots=3, max_windows=1))
+    assert res.unfinished == ["A", "B", "C"]
+    assert [r["completed"] for r in job_kpis(res)] == [False] * 3
+    assert "unfinished: A, B, C" in caplog.text
+
+
+def test_a_plan_that_breaks_a_rule_stops_the_replay():
+    a = JobState(TraceJob("A", 0.0, 2, 3, 2, 100.0, {2: 1.0, 3: 1.5}), 100.0, nodes=2)
+    b = JobState(TraceJob("B", 0.0, 1, 1, 1, 100.0, {1: 1.0}), 100.0)
+    inst = Instance(jobs=[], capacity=[4])
+    rules = {"policy": "test", "t": 0.0, "preemption": False}
+    check_rules(inst, [Move(a, 3, 0.0), Move(b, 1, 0.0)], 4, **rules)
+    with pytest.raises(RuleBroken, match="5 nodes allocated > capacity 4"):
+        check_rules(inst, [Move(a, 3, 0.0), Move(b, 2, 0.0)], 4, **rules)
+    with pytest.raises(RuleBroken, match=r"job A on 4 nodes, outside \[2, 3\]"):
+        check_rules(inst, [Move(a, 4, 0.0)], 4, **rules)
+    with pytest.raises(RuleBroken, match="running job A stopped without preemption"):
+        check_rules(inst, [Move(a, 0, 0.0)], 4, **rules)
+    check_rules(inst, [Move(a, 0, 0.0)], 4, **(rules | {"preemption": True}))

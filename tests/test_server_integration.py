@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from warehouse.synthetic import write_logs
+from sources.synthetic import write_logs
 
 PG_BIN = sorted(glob.glob("/usr/lib/postgresql/*/bin"))
 pytestmark = pytest.mark.skipif(not PG_BIN, reason="PostgreSQL server binaries are absent "

@@ -3,18 +3,29 @@
 from __future__ import annotations
 
 import itertools
+import json
+from datetime import UTC, datetime
 
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from solver.backends import gurobi_available
-from solver.evaluate import score, violations
+from solver.backends.gurobi import gurobi_available
+from solver.backends.highs import solve_highs
 from solver.generate import random_instance
-from solver.instance import Instance, InvalidInstance, Job
+from solver.instance import (
+    DEFAULT_RESCALE_SECONDS,
+    Instance,
+    InvalidInstance,
+    Job,
+    candidate_sizes,
+    job_from_state,
+)
 from solver.model import build
-from solver.policies import Settings, hinted_nodes, plan
+from solver.objective import score, violations
+from solver.policies import POLICIES, SOLVERS, Settings, plan
+from solver.policies.mip import hinted_nodes
 
 needs_gurobi = pytest.mark.skipif(not gurobi_available(), reason="gurobipy not installed")
 
@@ -54,14 +65,18 @@ def enumerate_best(inst: Instance) -> float:
     return best
 
 
-@pytest.mark.parametrize("solver", ["highs", "columns"])
+@pytest.mark.parametrize("solver", ["highs", "columns", pytest.param("gurobi",
+                                                                    marks=needs_gurobi)])
 @pytest.mark.parametrize("seed", range(14))
 def test_mip_equals_enumeration_on_tiny_instances(seed, solver):
     n_jobs, slots = [(1, 3), (2, 2), (2, 3), (3, 2), (3, 3)][seed % 5]
     inst = tiny_instance(seed, n_jobs, slots)
     best = enumerate_best(inst)
-    p = plan(inst, "mip", Settings(solver=solver, gap=1e-9))
+    p = plan(inst, "mip", Settings(solver=solver, gap=1e-9, columns=solver == "columns"))
     assert p.status == "optimal"
+    # the full MIP on the backend asked for; columns may hand what they do not prove to HiGHS
+    assert p.solver in {"highs": ("highs",), "gurobi": ("gurobi",),
+                        "columns": ("columns", "highs")}[solver]
     assert p.objective == pytest.approx(best, rel=1e-6, abs=1e-9)
     assert not violations(inst, np.array(list(p.nodes_by_job().values())))
 
@@ -189,8 +204,6 @@ def test_preemption_setting_lets_the_mip_stop_a_running_job():
 def test_highs_runs_after_a_run_with_another_thread_count():
     # HiGHS sizes its scheduler on the first run; without a reset, a later run with another
     # thread count fails at once (status "Not Set")
-    from solver.backends import solve_highs
-
     model = build(random_instance(8, seed=2))
     for threads in (2, 1, 2):
         assert solve_highs(model, time_limit=10, gap=1e-6, threads=threads).status == "optimal"
@@ -201,3 +214,51 @@ def test_a_window_without_jobs_plans_nothing_under_every_policy():
     for policy in ("mip", "greedy", "fifo", "optimus"):
         p = plan(inst, policy)
         assert (p.status, p.allocations, p.objective) == ("optimal", [], 0.0), policy
+
+
+def test_job_from_state_offers_the_candidate_sizes_the_curve_covers():
+    state = {"job_id": "a", "min_nodes": 2, "max_nodes": 20, "requested_nodes": 5,
+             "current_nodes": 7, "remaining_work": 50.0, "total_work": 80.0, "weight": 2.0,
+             "waiting_seconds": 12}
+    curve = {n: 10.0 * n for n in range(1, 21) if n not in (16, 20)} | {20: 0.0}
+    job = job_from_state(state, curve)
+    # the range's ends, powers of two and their 1.5x, requested and current size, minus the
+    # sizes the curve has no (positive) rate for
+    expected = [n for n in candidate_sizes(2, 20, 5, 7) if n not in (16, 20)]
+    assert job.allowed_nodes == expected == [2, 3, 4, 5, 6, 7, 8, 12]
+    assert job.throughput == {n: 10.0 * n for n in expected}
+    assert (job.job_id, job.min_nodes, job.max_nodes, job.requested_nodes, job.current_nodes,
+            job.remaining_work, job.total_work, job.weight) == ("a", 2, 20, 5, 7, 50.0, 80.0, 2.0)
+    assert job.waiting_seconds == 12.0 and isinstance(job.waiting_seconds, float)
+    assert job.rescale_seconds == DEFAULT_RESCALE_SECONDS
+    assert job_from_state(state, curve, rescale_seconds=5.0).rescale_seconds == 5.0
+
+
+def test_policy_registry_names_every_policy_and_the_solver_choices():
+    assert list(POLICIES) == ["mip", "greedy", "fifo", "optimus"]
+    assert set(SOLVERS) == {"auto", "columns", "gurobi", "highs"}
+    inst = random_instance(6, num_slots=3, seed=4)
+    for name in POLICIES:
+        p = plan(inst, name, Settings(solver="highs"))
+        assert p.policy == name and p.status == "optimal"
+        assert json.loads(p.to_json())["status"] == "optimal"   # the enum is its string
+    # greedy and FIFO are different rules: on this instance their plans differ
+    assert plan(inst, "greedy").nodes_by_job() != plan(inst, "fifo").nodes_by_job()
+    with pytest.raises(ValueError, match="unknown policy 'lifo'; use one of mip, greedy"):
+        plan(inst, "lifo")
+
+
+def test_plan_rows_carry_each_jobs_size_before_the_plan():
+    inst = random_instance(5, num_slots=2, seed=3)
+    p = plan(inst, "greedy")
+    assert p.current_nodes == {j.job_id: j.current_nodes for j in inst.jobs}
+    at = datetime(2026, 12, 2, 10, tzinfo=UTC)
+    rows = p.rows(at)
+    assert len(rows) == 5 * 2
+    by_job = {j.job_id: j for j in inst.jobs}
+    for r, a in zip(rows, p.allocations, strict=True):
+        assert (r["window_time"], r["job_id"], r["slot"], r["nodes"], r["action"]) == \
+            (at, a.job_id, a.slot, a.nodes, a.action)
+        assert r["current_nodes"] == by_job[a.job_id].current_nodes
+        assert type(r["status"]) is str and r["status"] == "optimal"
+        assert r["policy"] == r["solver"] == "greedy"

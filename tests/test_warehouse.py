@@ -6,10 +6,10 @@ import hashlib
 
 import duckdb
 
+from sources.synthetic import write_logs
 from warehouse.connection import connect
 from warehouse.ingest import ingest_paths
 from warehouse.sqlfiles import migrations
-from warehouse.synthetic import write_logs
 
 
 def test_migrations_recorded_and_old_warehouse_upgrades(tmp_path):
@@ -91,8 +91,8 @@ def test_generator_is_deterministic_and_realistic(tmp_path):
 def test_next_window_is_warm_started_from_the_previous_plan_moved_on(con, tmp_path):
     from datetime import timedelta
 
+    from flows.usecases.plans import plan_window
     from warehouse.estimate import estimate
-    from warehouse.planning import plan_window
     from warehouse.plans import previous_plan_hint
 
     write_logs(tmp_path / "logs", 120, 5)

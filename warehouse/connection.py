@@ -1,15 +1,18 @@
-"""Open the warehouse file, apply migrations, and turn DuckDB's lock errors into one line."""
+"""Open the warehouse file, apply migrations, create the views, and turn DuckDB's lock errors
+into one line; `transaction()` is the one place that begins, commits and rolls back."""
 
 from __future__ import annotations
 
 import logging
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import duckdb
 
 from warehouse.errors import EtplanError, WarehouseBusy
-from warehouse.sqlfiles import load_query, load_sql, migrations
+from warehouse.sqlfiles import create_views, migrations, run, run_text
 
 log = logging.getLogger(__name__)
 
@@ -24,9 +27,10 @@ def warehouse_path(path: str | os.PathLike[str] | None = None) -> Path:
     return Path(env) if env else DEFAULT_WAREHOUSE
 
 
-def connect(path: str | os.PathLike[str] | None = None, *, read_only: bool = False,
-            migrate: bool = True) -> duckdb.DuckDBPyConnection:
-    """A connection to the warehouse in UTC, migrated to the newest schema unless read-only."""
+def connect(path: str | os.PathLike[str] | None = None, *, read_only: bool = False
+            ) -> duckdb.DuckDBPyConnection:
+    """A connection to the warehouse in UTC, migrated to the newest schema unless read-only,
+    with the macros and views of `sql/` created for it."""
     target = warehouse_path(path)
     if read_only and not target.exists():
         raise EtplanError(f"{target}: no warehouse here yet; run `etplan ingest` first "
@@ -43,29 +47,36 @@ def connect(path: str | os.PathLike[str] | None = None, *, read_only: bool = Fal
     except duckdb.Error as err:
         raise EtplanError(f"{target}: cannot open warehouse: {str(err).splitlines()[0]}") from None
     con.execute("SET TimeZone = 'UTC'")
-    if migrate and not read_only:
+    if not read_only:
         apply_migrations(con)
-    con.execute(load_sql("macros"))
+    run(con, "macros")
+    create_views(con)
     return con
+
+
+@contextmanager
+def transaction(con: duckdb.DuckDBPyConnection) -> Iterator[duckdb.DuckDBPyConnection]:
+    """BEGIN; COMMIT when the block ends, ROLLBACK (and re-raise) when it raises."""
+    con.execute("BEGIN TRANSACTION")
+    try:
+        yield con
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
 
 
 def apply_migrations(con: duckdb.DuckDBPyConnection) -> list[str]:
     """Apply every migration not yet recorded, each in its own transaction; return their names."""
-    con.execute(load_query("migrations_log", "create"))
-    done = {v for (v,) in con.execute(load_query("migrations_log", "applied")).fetchall()}
+    run(con, "schema_migrations/create")
+    done = {v for (v,) in run(con, "schema_migrations/applied").fetchall()}
     applied = []
     for version, name, sql in migrations():
         if version in done:
             continue
-        con.execute("BEGIN TRANSACTION")
-        try:
-            con.execute(sql)
-            con.execute(load_query("migrations_log", "record"),
-                        {"version": version, "name": name})
-            con.execute("COMMIT")
-        except Exception:
-            con.execute("ROLLBACK")
-            raise
+        with transaction(con):
+            run_text(con, sql)
+            run(con, "schema_migrations/record", {"version": version, "name": name})
         log.info("applied migration %s", name)
         applied.append(name)
     return applied

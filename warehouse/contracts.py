@@ -1,9 +1,13 @@
-"""The three input feeds of DESIGN §3.1: their columns, types and how to recognise them."""
+"""How ingest reads and recognises the three input feeds of DESIGN §3.1: the type each column
+is read as and the column that marks a feed. The column names themselves are defined once, in
+`sources.feeds`."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+
+from sources import feeds
 
 
 @dataclass(frozen=True)
@@ -20,33 +24,23 @@ class Feed:
         return {c: self.columns.get(c, "VARCHAR") for c in header}
 
 
-JOB_EVENTS = Feed(
-    name="job_events",
-    columns={
-        "job_id": "VARCHAR", "event_time": "TIMESTAMPTZ", "event": "VARCHAR",
-        "nodes": "DOUBLE", "min_nodes": "DOUBLE", "max_nodes": "DOUBLE",
-        "requested_nodes": "DOUBLE", "total_work": "DOUBLE", "weight": "DOUBLE",
-        "model": "VARCHAR", "tenant": "VARCHAR",
-    },
-    required=("job_id", "event_time", "event"),
-    marker="event",
-)
-THROUGHPUT_SAMPLES = Feed(
-    name="throughput_samples",
-    columns={"job_id": "VARCHAR", "sample_time": "TIMESTAMPTZ", "nodes": "DOUBLE",
-             "throughput": "DOUBLE", "machines": "DOUBLE"},
-    required=("job_id", "sample_time", "nodes", "throughput"),
-    marker="throughput",
-)
-CAPACITY = Feed(
-    name="capacity",
-    columns={"pool": "VARCHAR", "effective_from": "TIMESTAMPTZ", "nodes": "DOUBLE"},
-    required=("pool", "effective_from", "nodes"),
-    marker="effective_from",
-)
+# contract columns read as text and as timestamps; every other one is read as a number
+TEXT = {"job_id", "event", "model", "tenant", "pool"}
+TIME = {"event_time", "sample_time", "effective_from"}
+
+
+def _feed(name: str, marker: str) -> Feed:
+    types = {c: "VARCHAR" if c in TEXT else "TIMESTAMPTZ" if c in TIME else "DOUBLE"
+             for c in feeds.COLUMNS[name]}
+    return Feed(name=name, columns=types, required=feeds.REQUIRED[name], marker=marker)
+
+
+JOB_EVENTS = _feed(feeds.JOB_EVENTS, marker="event")
+THROUGHPUT_SAMPLES = _feed(feeds.THROUGHPUT_SAMPLES, marker="throughput")
+CAPACITY = _feed(feeds.CAPACITY, marker="effective_from")
 FEEDS: dict[str, Feed] = {f.name: f for f in (JOB_EVENTS, THROUGHPUT_SAMPLES, CAPACITY)}
 # Ingest order within one call: a sample or an event needs its job's submission loaded first.
-FEED_ORDER = ("capacity", "job_events", "throughput_samples")
+FEED_ORDER = (feeds.CAPACITY, feeds.JOB_EVENTS, feeds.THROUGHPUT_SAMPLES)
 
 # .json is not taken: a folder of logs may hold other JSON (truth.json, instances)
 FORMATS = {".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".parquet": "parquet",

@@ -1,4 +1,11 @@
-"""Throughput scaling estimation (DESIGN §5), all in `sql/estimate/throughput_curves.sql`."""
+"""Throughput scaling estimation (DESIGN §5), all in `sql/estimate/fit_curves.sql`.
+
+The fit reads two narrow inputs and nothing else: est_jobs(job_id, model, min_nodes,
+max_nodes) and est_samples(job_id, nodes, machines, throughput). In the warehouse they are
+views over its tables (`sql/views/40_estimate_inputs.sql`) and `estimate` writes the curves to
+`throughput_curves`; anywhere else (the replay, the accuracy harness, the bench)
+`estimate_rows` registers plain rows under the same names in a connection of its own.
+"""
 
 from __future__ import annotations
 
@@ -6,28 +13,53 @@ import logging
 import time
 
 import duckdb
+import pyarrow as pa
 
-from warehouse.sqlfiles import load_query, load_sql, run_script
+from warehouse.connection import transaction
+from warehouse.sqlfiles import run
 
 log = logging.getLogger(__name__)
 
-STEPS = ("machine", "groups", "points", "fits", "cross", "anchors", "classes", "class_cross",
-         "global", "class_ratios")
+JOBS_SCHEMA = pa.schema([("job_id", pa.string()), ("model", pa.string()),
+                         ("min_nodes", pa.int32()), ("max_nodes", pa.int32())])
+SAMPLES_SCHEMA = pa.schema([("job_id", pa.string()), ("nodes", pa.int32()),
+                            ("machines", pa.int32()), ("throughput", pa.float64())])
+
+Curves = dict[str, dict[int, float]]
+
+
+def fit(con: duckdb.DuckDBPyConnection) -> dict[str, int]:
+    """Fit a curve for every job of est_jobs into the temp table est_curves; return the jobs per
+    curve source and the number of curve rows."""
+    run(con, "estimate/fit_curves")
+    return dict(run(con, "estimate/curve_summary").fetchall())
 
 
 def estimate(con: duckdb.DuckDBPyConnection) -> dict[str, int | float]:
-    """Replace `throughput_curves` with fresh curves for every job; return counts by source."""
+    """Replace the warehouse's `throughput_curves` with fresh curves for every job; return
+    counts by source."""
     start = time.perf_counter()
-    for step in STEPS:
-        con.execute(load_query("estimate/throughput_curves", step))
-    con.execute("BEGIN TRANSACTION")
-    try:
-        run_script(con, load_query("estimate/throughput_curves", "write"))
-        con.execute("COMMIT")
-    except BaseException:
-        con.execute("ROLLBACK")
-        raise
-    counts = dict(con.execute(load_sql("estimate/curve_summary")).fetchall())
+    counts: dict[str, int | float] = dict(fit(con))
+    with transaction(con):
+        run(con, "estimate/write_curves")
     counts["seconds"] = round(time.perf_counter() - start, 3)
     log.info("estimated curves: %s", counts)
     return counts
+
+
+def estimate_rows(jobs: list[dict], samples: list[dict],
+                  con: duckdb.DuckDBPyConnection | None = None) -> Curves:
+    """Curves {job_id: {nodes: samples/s}} for plain rows: `jobs` with the keys of est_jobs,
+    `samples` with those of est_samples (machines may be missing or None). `con` is a plain
+    DuckDB connection to reuse (not a warehouse: its views would hide the rows); default a
+    fresh in-memory one."""
+    con = con or duckdb.connect()
+    con.register("est_jobs", pa.Table.from_pylist(
+        [{k: j.get(k) for k in JOBS_SCHEMA.names} for j in jobs], schema=JOBS_SCHEMA))
+    con.register("est_samples", pa.Table.from_pylist(
+        [{k: s.get(k) for k in SAMPLES_SCHEMA.names} for s in samples], schema=SAMPLES_SCHEMA))
+    fit(con)
+    out: Curves = {}
+    for jid, n, tp in run(con, "estimate/curves").fetchall():
+        out.setdefault(jid, {})[n] = tp
+    return out

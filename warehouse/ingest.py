@@ -19,16 +19,16 @@ from pathlib import Path
 
 import duckdb
 
+from warehouse.connection import transaction
 from warehouse.contracts import (
     FEED_ORDER,
     FEEDS,
-    JOB_EVENTS,
     Feed,
     file_format,
     recognise_feed,
 )
 from warehouse.errors import EtplanError
-from warehouse.sqlfiles import load_query, load_sql, run_script
+from warehouse.sqlfiles import run
 
 log = logging.getLogger(__name__)
 
@@ -110,8 +110,7 @@ def _columns_of(con: duckdb.DuckDBPyConnection, path: Path) -> list[str]:
             raise ValueError(f"header {','.join(header)[:80]!r} has blank or repeated names")
         return header
     if fmt == "parquet":
-        return [r[0] for r in con.execute(load_query("ingest/inspect", "parquet_columns"),
-                                          {"path": str(path)}).fetchall()]
+        return [r[0] for r in run(con, "ingest/parquet_columns", {"path": str(path)}).fetchall()]
     if fmt == "jsonl":
         with path.open("rb") as fh:
             for line in fh:
@@ -131,25 +130,20 @@ def ingest_file(con: duckdb.DuckDBPyConnection, path: Path, *, feed: str | None 
     except OSError as err:
         result.message = f"cannot read file: {err.strerror}"
         return result
-    seen = con.execute(load_query("ingest/manifest", "find_loaded"), {"hash": digest}).fetchone()
+    seen = run(con, "ingest/find_loaded", {"hash": digest}).fetchone()
     if seen:
         result.status, result.file_id = "skipped", seen[0]
         result.message = f"already loaded (file {seen[0]}, {seen[1]})"
         return result
 
-    file_id = con.execute(load_query("ingest/manifest", "next_file_id")).fetchone()[0]
+    file_id = run(con, "ingest/next_file_id").fetchone()[0]
     result.file_id = file_id
     try:
         # Scratch work runs outside the transaction: row numbers come from the scratch tables'
         # row ids, which are only contiguous for committed rows.
         feed_obj = _stage(con, path, feed, result)
-        con.execute("BEGIN TRANSACTION")
-        try:
+        with transaction(con):
             _commit_file(con, path, digest, file_id, feed_obj, result)
-            con.execute("COMMIT")
-        except BaseException:
-            con.execute("ROLLBACK")
-            raise
         result.status = "loaded"
     except (FileFailed, duckdb.Error) as err:
         result.message = str(err) if isinstance(err, FileFailed) else _one_line(err)
@@ -168,7 +162,7 @@ def _stage(con: duckdb.DuckDBPyConnection, path: Path, feed_name: str | None,
     if fmt is None:
         raise FileFailed(f"unsupported file type {path.suffix or '(none)'!r}; "
                          "use .csv, .jsonl or .parquet")
-    con.execute(load_sql("ingest/reset"))
+    run(con, "ingest/reset")
     params = {"path": str(path)}
     try:
         columns = _columns_of(con, path)
@@ -186,46 +180,33 @@ def _stage(con: duckdb.DuckDBPyConnection, path: Path, feed_name: str | None,
                          f"expected {', '.join(feed.columns)}")
 
     if fmt == "csv":
-        con.execute(load_sql("ingest/read_csv"), {**params, "columns": feed.csv_columns(columns)})
-        con.execute(load_sql("ingest/csv_parse_rejects"))
+        run(con, "ingest/read_csv", {**params, "columns": feed.csv_columns(columns)})
+        run(con, "ingest/csv_parse_rejects")
         _add_missing_columns(con, feed, "csv_in")
-        (n_bad,) = con.execute(load_query("ingest/inspect", "parse_reject_count")).fetchone()
-        run_script(con, load_sql("ingest/csv_number_rows" if n_bad else
-                                 "ingest/csv_number_rows_clean"))
+        (n_bad,) = run(con, "ingest/parse_reject_count").fetchone()
+        run(con, "ingest/csv_number_rows" if n_bad else "ingest/csv_number_rows_clean")
     elif fmt == "jsonl":
         schema = json.dumps({c: "VARCHAR" for c in feed.columns})
-        run_script(con, load_sql("ingest/read_jsonl"), {**params, "schema": schema})
+        run(con, "ingest/read_jsonl", {**params, "schema": schema})
     else:
-        run_script(con, load_sql("ingest/read_parquet"), params)
+        run(con, "ingest/read_parquet", params)
     if fmt != "csv":
         _add_missing_columns(con, feed, "file_rows")
-        con.execute(load_sql("ingest/file_rows_view"))
-    con.execute(load_sql(f"ingest/stage_{feed.name}"))
-    if feed is JOB_EVENTS:
-        con.execute(load_query("ingest/check_job_events", "duplicates"))
-        order = load_query("ingest/check_job_events", "order")
-        counts = load_query("ingest/inspect", "stage_counts")
-        before = con.execute(counts).fetchone()
-        for _ in range(20):
-            con.execute(order)
-            after = con.execute(counts).fetchone()
-            if after == before:
-                break
-            before = after
-    else:
-        con.execute(load_sql(f"ingest/check_{feed.name}"))
+        run(con, "ingest/file_rows_view")
+    # file names chosen from the feed contract, never from the file
+    run(con, f"ingest/stage_{feed.name}")
+    run(con, "ingest/check_duplicates")
+    run(con, f"ingest/check_{feed.name}")
     return feed
 
 
 def _commit_file(con: duckdb.DuckDBPyConnection, path: Path, digest: str, file_id: int,
                  feed: Feed, result: FileResult) -> None:
     """Append good rows, rejects and the manifest row (the caller holds the transaction)."""
-    con.execute(load_sql("ingest/load_good_rows").replace("{feed}", feed.name),
-                {"file_id": file_id})
-    con.execute(load_sql("ingest/load_rejects"),
-                {"file_id": file_id, "path": str(path), "feed": feed.name})
-    loaded, rejected_stage = con.execute(load_query("ingest/inspect", "stage_counts")).fetchone()
-    (parse_rejected,) = con.execute(load_query("ingest/inspect", "parse_reject_count")).fetchone()
+    run(con, f"ingest/load_{feed.name}", {"file_id": file_id})
+    run(con, "ingest/load_rejects", {"file_id": file_id, "path": str(path), "feed": feed.name})
+    loaded, rejected_stage = run(con, "ingest/stage_counts").fetchone()
+    (parse_rejected,) = run(con, "ingest/parse_reject_count").fetchone()
     result.rows_loaded = loaded
     result.rows_rejected = rejected_stage + parse_rejected
     result.rows_read = result.rows_loaded + result.rows_rejected
@@ -238,7 +219,7 @@ def _add_missing_columns(con: duckdb.DuckDBPyConnection, feed: Feed, table: str)
     Table and column names come from this module and the feed contract, never from the file.
     """
     assert table in ("csv_in", "file_rows")
-    rows = con.execute(load_query("ingest/inspect", "table_columns"), {"table": table}).fetchall()
+    rows = run(con, "ingest/table_columns", {"table": table}).fetchall()
     present = {r[0] for r in rows}
     for column in feed.columns:
         if column not in present:
@@ -247,7 +228,7 @@ def _add_missing_columns(con: duckdb.DuckDBPyConnection, feed: Feed, table: str)
 
 def _record(con: duckdb.DuckDBPyConnection, result: FileResult, digest: str, *,
             status: str) -> None:
-    con.execute(load_sql("ingest/record_file"), {
+    run(con, "ingest/record_file", {
         "file_id": result.file_id, "hash": digest, "path": result.path, "feed": result.feed,
         "format": result.format, "rows_read": result.rows_read,
         "rows_loaded": result.rows_loaded, "rows_rejected": result.rows_rejected,

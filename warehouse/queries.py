@@ -5,12 +5,12 @@ from __future__ import annotations
 import duckdb
 
 from warehouse.errors import EtplanError
-from warehouse.sqlfiles import load_sql
+from warehouse.sqlfiles import run
 
 
 def summary(con: duckdb.DuckDBPyConnection) -> list[tuple[str, int]]:
     """(what, count) rows: files, rows per feed, rejects, jobs by status."""
-    return [(what, int(n)) for what, n in con.execute(load_sql("summary")).fetchall()]
+    return [(what, int(n)) for what, n in run(con, "summary").fetchall()]
 
 
 def run_sql(con: duckdb.DuckDBPyConnection, query: str) -> tuple[list[str], list[tuple]]:

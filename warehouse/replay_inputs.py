@@ -1,18 +1,17 @@
-"""Plain-data inputs for the replay engine: validated logs and an estimator that runs the
-production estimation SQL on an in-memory warehouse."""
+"""Plain-data inputs for the replay engine: validated logs, and an estimator that runs the
+production estimation SQL on the jobs and samples a replay window has seen."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-import pyarrow as pa
+import duckdb
 
 from warehouse.connection import connect
 from warehouse.errors import EtplanError
-from warehouse.estimate import estimate
+from warehouse.estimate import Curves, estimate_rows
 from warehouse.ingest import FileResult, ingest_paths
-from warehouse.sqlfiles import load_query, run_script
+from warehouse.sqlfiles import run
 
 
 def load_logs(paths: list[Path]) -> tuple[dict, list[FileResult]]:
@@ -23,12 +22,12 @@ def load_logs(paths: list[Path]) -> tuple[dict, list[FileResult]]:
     failed = [r for r in results if r.status == "failed"]
     if failed:
         raise EtplanError(f"{failed[0].path}: {failed[0].message}")
-    cur = con.execute(load_query("replay_inputs", "jobs"))
+    cur = run(con, "replay_inputs/jobs")
     cols = [d[0] for d in cur.description]
     data = {
         "jobs": [dict(zip(cols, r, strict=True)) for r in cur.fetchall()],
-        "samples": con.execute(load_query("replay_inputs", "samples")).fetchall(),
-        "capacity": con.execute(load_query("replay_inputs", "capacity")).fetchall(),
+        "samples": run(con, "replay_inputs/samples").fetchall(),
+        "capacity": run(con, "replay_inputs/capacity").fetchall(),
     }
     con.close()
     if not data["jobs"]:
@@ -36,44 +35,20 @@ def load_logs(paths: list[Path]) -> tuple[dict, list[FileResult]]:
     return data, results
 
 
-def load_truth(path: Path) -> tuple[dict[str, dict[int, float]], float, int | None]:
-    """True curves {job_id: {nodes: samples/s}}, the rescale seconds and the nodes per machine
-    (None: not given) of a truth.json."""
-    try:
-        doc = json.loads(path.read_text())
-        jobs = {jid: {int(n): float(v) for n, v in j["throughput"].items()}
-                for jid, j in doc["jobs"].items()}
-    except (OSError, ValueError, KeyError, TypeError, AttributeError) as err:
-        raise EtplanError(f"{path}: not a truth file with jobs.<id>.throughput ({err})") from None
-    per_machine = doc.get("nodes_per_machine")
-    if per_machine is not None and (not isinstance(per_machine, int) or per_machine < 1):
-        raise EtplanError(f"{path}: nodes_per_machine must be a whole number ≥ 1, "
-                          f"got {per_machine!r}")
-    return jobs, float(doc.get("rescale_seconds", 30.0)), per_machine
-
-
 class SqlEstimator:
-    """The estimator of `etplan estimate`, on an in-memory warehouse, for replay windows."""
+    """The estimator of `etplan estimate` for replay windows: the jobs (objects with job_id,
+    model, min_nodes, max_nodes) and the sample tuples (job_id, time, nodes, throughput[,
+    machines]) seen so far become the estimator's narrow inputs in a connection of its own."""
 
     def __init__(self) -> None:
-        self.con = connect(":memory:")
+        self.con = duckdb.connect()
         self.calls = 0
 
-    def __call__(self, jobs, samples) -> dict[str, dict[int, float]]:
+    def __call__(self, jobs, samples) -> Curves:
         self.calls += 1
-        self.con.register("est_in_jobs", pa.Table.from_pylist(
-            [{"job_id": j.job_id, "min_nodes": j.min_nodes, "max_nodes": j.max_nodes,
-              "model": j.model} for j in jobs],
-            schema=pa.schema([("job_id", pa.string()), ("min_nodes", pa.int32()),
-                              ("max_nodes", pa.int32()), ("model", pa.string())])))
-        self.con.register("est_in_samples", pa.Table.from_pylist(
+        return estimate_rows(
+            [{"job_id": j.job_id, "model": j.model, "min_nodes": j.min_nodes,
+              "max_nodes": j.max_nodes} for j in jobs],
             [{"job_id": s[0], "nodes": s[2], "throughput": s[3],
               "machines": s[4] if len(s) > 4 else None} for s in samples],
-            schema=pa.schema([("job_id", pa.string()), ("nodes", pa.int32()),
-                              ("throughput", pa.float64()), ("machines", pa.int32())])))
-        run_script(self.con, load_query("estimate/load_state", "load"))
-        estimate(self.con)
-        out: dict[str, dict[int, float]] = {}
-        for jid, n, tp in self.con.execute(load_query("estimate/load_state", "curves")).fetchall():
-            out.setdefault(jid, {})[n] = tp
-        return out
+            self.con)

@@ -1,51 +1,81 @@
-"""Load the project's SQL statements from `sql/*.sql` by name.
+"""Load and run the project's SQL files (`sql/**/*.sql`). The one convention:
 
-A file holds one purpose. Where that purpose needs several small statements run at different
-moments, the file names them with ``-- name: NAME`` lines and :func:`load_query` returns one.
+- A file is one unit of work, named by its path under `sql/` without `.sql`
+  (``"ingest/read_csv"``): a single statement, or a script of several that run top to bottom
+  (the order of a multi-step computation lives in its file). A file never holds unrelated
+  queries; small look-ups get a file each, grouped in a folder (``window_state/curves``).
+- Parameters are DuckDB named parameters ``$name``, passed as one dict; each statement of a
+  script gets the ones it names. Nothing is spliced into SQL text: no ``str.format``, no
+  ``replace``, no ``SET VARIABLE``. Where only the table differs there is one file per table
+  (``ingest/load_<feed>``), chosen by the code from its own list of feeds.
+- ``sql/migrations/NNN_*.sql`` create tables, each applied once, in order.
+  ``sql/views/NN_*.sql`` create TEMP views, re-created in that order on every connection.
 """
 
-import re
+from __future__ import annotations
+
 from functools import cache
 from importlib import resources
 
 import duckdb
 
-_NAME_LINE = re.compile(r"^-- name: (\w+)\s*$", re.MULTILINE)
+
+def _package(folder: str) -> str:
+    return "sql" + ("." + folder.replace("/", ".") if folder else "")
 
 
 @cache
-def load_sql(name: str) -> str:
-    """Text of `sql/<name>.sql`; `name` may hold a folder, e.g. ``"ingest/read_csv"``."""
+def sql_text(name: str) -> str:
+    """Text of `sql/<name>.sql`; `name` may hold folders, e.g. ``"ingest/read_csv"``."""
     folder, _, stem = name.rpartition("/")
-    package = "sql" + ("." + folder.replace("/", ".") if folder else "")
-    return resources.files(package).joinpath(f"{stem}.sql").read_text(encoding="utf-8")
+    return resources.files(_package(folder)).joinpath(f"{stem}.sql").read_text(encoding="utf-8")
 
 
 @cache
-def load_query(name: str, query: str) -> str:
-    """The statement introduced by ``-- name: <query>`` in `sql/<name>.sql`."""
-    parts = _NAME_LINE.split(load_sql(name))
-    named = dict(zip(parts[1::2], parts[2::2], strict=True))
-    if query not in named:
-        raise KeyError(f"sql/{name}.sql has no query named {query!r}")
-    return named[query].strip()
+def _statements(name: str) -> tuple[tuple[str, frozenset[str]], ...]:
+    """The statements of a file with the parameters each names."""
+    return tuple((s.query, frozenset(s.named_parameters))
+                 for s in duckdb.extract_statements(sql_text(name)))
+
+
+def run(con: duckdb.DuckDBPyConnection, name: str, params: dict | None = None
+        ) -> duckdb.DuckDBPyConnection:
+    """Run the statements of `sql/<name>.sql` in turn, each with the parameters it names;
+    return the connection holding the last one's result."""
+    return _run(con, _statements(name), params or {})
+
+
+def _run(con: duckdb.DuckDBPyConnection, statements: tuple[tuple[str, frozenset[str]], ...],
+         params: dict) -> duckdb.DuckDBPyConnection:
+    for query, names in statements:
+        if names:
+            con.execute(query, {k: params[k] for k in names})
+        else:
+            con.execute(query)
+    return con
+
+
+def _folder(folder: str) -> list[tuple[str, str]]:
+    """(file name, text) of the .sql files of `sql/<folder>/`, in name order."""
+    return sorted((e.name, e.read_text(encoding="utf-8"))
+                  for e in resources.files(_package(folder)).iterdir()
+                  if e.name.endswith(".sql"))
 
 
 def migrations() -> list[tuple[int, str, str]]:
     """All schema migrations as (version, name, sql), in version order."""
-    found = []
-    for entry in resources.files("sql.migrations").iterdir():
-        if entry.name.endswith(".sql") and entry.name[:3].isdigit():
-            found.append((int(entry.name[:3]), entry.name, entry.read_text(encoding="utf-8")))
-    return sorted(found)
+    return [(int(name[:3]), name, text) for name, text in _folder("migrations")
+            if name[:3].isdigit()]
 
 
-def run_script(con: duckdb.DuckDBPyConnection, sql: str, params: dict | None = None
-               ) -> duckdb.DuckDBPyConnection | None:
-    """Run every statement of `sql` in turn, each with the parameters it names; return the
-    result of the last one."""
-    result = None
-    for statement in duckdb.extract_statements(sql):
-        wanted = {k: v for k, v in (params or {}).items() if k in statement.named_parameters}
-        result = con.execute(statement, wanted) if wanted else con.execute(statement)
-    return result
+def run_text(con: duckdb.DuckDBPyConnection, text: str, params: dict | None = None) -> None:
+    """Run a script that is not a named file (a migration, a view file) the same way."""
+    statements = tuple((s.query, frozenset(s.named_parameters))
+                       for s in duckdb.extract_statements(text))
+    _run(con, statements, params or {})
+
+
+def create_views(con: duckdb.DuckDBPyConnection) -> None:
+    """(Re-)create every view of `sql/views/` as a TEMP view of this connection."""
+    for _, text in _folder("views"):
+        run_text(con, text)

@@ -8,15 +8,12 @@ WITH c AS (
     FROM file_in
 )
 SELECT _row, pool, effective_from, nodes,
+    row(pool, effective_from) AS _key,   -- a pool has one size per point in time
     CASE
         WHEN pool IS NULL OR etplan_text(pool) IS NULL THEN 'missing field: pool'
-        WHEN effective_from IS NULL AND (time_in IS NULL OR etplan_text(time_in) IS NULL)
-            THEN 'missing field: effective_from'
         WHEN effective_from IS NULL
-            THEN 'bad type: effective_from ' || etplan_show(time_in) || ' is not an ISO 8601 timestamp'
-        WHEN nodes IS NULL AND (nodes_in IS NULL OR etplan_text(nodes_in) IS NULL)
-            THEN 'missing field: nodes'
-        WHEN nodes IS NULL THEN 'bad type: nodes ' || etplan_show(nodes_in) || ' is not a whole number'
+            THEN etplan_unreadable('effective_from', time_in, 'an ISO 8601 timestamp')
+        WHEN nodes IS NULL THEN etplan_unreadable('nodes', nodes_in, 'a whole number')
         WHEN nodes < 0 THEN 'nodes must be at least 0 (got ' || nodes || ')'
     END AS reason,
     _raw

@@ -20,15 +20,14 @@ WITH c AS (
 )
 SELECT _row,
     job_id, event_time, event, nodes, min_nodes, max_nodes,
+    row(job_id, event, event_time) AS _key,
     coalesce(requested_nodes, CASE WHEN event = 'submitted' THEN min_nodes END) AS requested_nodes,
     total_work, weight, model, tenant,
     CASE
         WHEN job_id IS NULL OR etplan_text(job_id) IS NULL THEN 'missing field: job_id'
         WHEN event IS NULL OR etplan_text(event) IS NULL THEN 'missing field: event'
-        WHEN event_time IS NULL AND (event_time_in IS NULL OR etplan_text(event_time_in) IS NULL)
-            THEN 'missing field: event_time'
         WHEN event_time IS NULL
-            THEN 'bad type: event_time ' || etplan_show(event_time_in) || ' is not an ISO 8601 timestamp'
+            THEN etplan_unreadable('event_time', event_time_in, 'an ISO 8601 timestamp')
         WHEN event NOT IN ('submitted', 'started', 'scaled', 'completed', 'failed', 'cancelled')
             THEN 'unknown event ' || etplan_show(event)
                  || ' (expected submitted, started, scaled, completed, failed or cancelled)'

@@ -14,19 +14,14 @@ WITH c AS (
     SELECT *, etplan_whole(nodes_d) AS nodes, etplan_whole(machines_d) AS machines FROM c
 )
 SELECT _row, job_id, sample_time, nodes, throughput, machines,
+    row(job_id, sample_time, nodes) AS _key,
     CASE
         WHEN job_id IS NULL OR etplan_text(job_id) IS NULL THEN 'missing field: job_id'
-        WHEN sample_time IS NULL AND (time_in IS NULL OR etplan_text(time_in) IS NULL)
-            THEN 'missing field: sample_time'
         WHEN sample_time IS NULL
-            THEN 'bad type: sample_time ' || etplan_show(time_in) || ' is not an ISO 8601 timestamp'
-        WHEN nodes IS NULL AND (nodes_in IS NULL OR etplan_text(nodes_in) IS NULL)
-            THEN 'missing field: nodes'
-        WHEN nodes IS NULL THEN 'bad type: nodes ' || etplan_show(nodes_in) || ' is not a whole number'
-        WHEN throughput IS NULL AND (tp_in IS NULL OR etplan_text(tp_in) IS NULL)
-            THEN 'missing field: throughput'
+            THEN etplan_unreadable('sample_time', time_in, 'an ISO 8601 timestamp')
+        WHEN nodes IS NULL THEN etplan_unreadable('nodes', nodes_in, 'a whole number')
         WHEN throughput IS NULL OR NOT isfinite(throughput)
-            THEN 'bad type: throughput ' || etplan_show(tp_in) || ' is not a number'
+            THEN etplan_unreadable('throughput', tp_in, 'a number')
         WHEN nodes <= 0 THEN 'nodes must be at least 1 (got ' || nodes || ')'
         WHEN throughput <= 0 THEN 'throughput must be > 0 (got ' || throughput || ')'
         WHEN machines IS NULL AND machines_in IS NOT NULL AND etplan_text(machines_in) IS NOT NULL

@@ -1,0 +1,35 @@
+"""The `etplan` command line: each command parses its options, calls one use case
+(`flows.usecases`) or Prefect flow (`flows.pipeline`) and prints. The packages below it only
+log. Commands by group: `data` (generate, ingest, sql, summary, estimate, import),
+`plans` (solve, generate-instance, plan window / show), `runs` (backtest, demo, pipeline,
+serve); `common` holds the shared options and printing."""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+
+import typer
+
+from flows.cli import data, plans, runs
+from flows.cli.common import err
+from sources.errors import SourceError
+from warehouse.errors import EtplanError
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+                  help="etplan — plan node allocations for elastic deep-learning training jobs.")
+for group in (data, plans, runs):
+    app.add_typer(group.app)
+
+
+def main() -> None:
+    """Console entry point: one-line errors, exit 1; usage errors exit 2 (typer)."""
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    # no machine here may call home; Prefect's server would log a failure on every start
+    os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+    try:
+        app()
+    except (EtplanError, SourceError) as e:
+        err.print(f"error: {e}", highlight=False, soft_wrap=True)
+        sys.exit(1)

@@ -1,0 +1,87 @@
+"""What the command groups share: the consoles, the shared options, parsing of times, and the
+printing of tables that more than one command shows."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from flows import defaults
+from solver.policies import POLICIES, SOLVERS
+from warehouse.errors import EtplanError
+
+out = Console()
+err = Console(stderr=True)
+
+WarehouseOpt = Annotated[Path | None, typer.Option(
+    "--warehouse", envvar="ETPLAN_WAREHOUSE",
+    help=f"DuckDB warehouse file (default {defaults.WAREHOUSE}).")]
+OutputsOpt = Annotated[Path, typer.Option(
+    "--outputs", envvar="ETPLAN_OUTPUTS", help="Folder of Parquet plans, KPIs and reports.")]
+PreemptionOpt = Annotated[bool, typer.Option(
+    "--preemption", help="Let the MIP stop running jobs before they finish (drops DESIGN §4's "
+                         "no-preemption rule).")]
+RunIdOpt = Annotated[str | None, typer.Option("--run-id")]
+AtOpt = Annotated[str | None, typer.Option(help="Window start, ISO 8601 (default: the latest "
+                                                "event in the warehouse).")]
+
+# the choices the solver package offers (named there, light to import)
+Policy = StrEnum("Policy", [(p, p) for p in POLICIES])
+SolverName = StrEnum("SolverName", [(s, s) for s in SOLVERS])
+
+COMPARED = ("completed", "mean_queue_s", "p95_queue_s", "mean_jct_s", "p95_jct_s", "mean_run_s",
+            "makespan_s", "utilization", "efficiency", "rescales", "decision_p50_s",
+            "decision_p95_s")
+
+
+def parse_time(text: str | None, option: str) -> datetime | None:
+    """An ISO 8601 option value as an aware datetime (UTC when no zone is given)."""
+    if text is None:
+        return None
+    try:
+        t = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        raise EtplanError(f"{option} {text!r}: not an ISO 8601 time "
+                          "(e.g. 2017-10-09T06:00:00Z)") from None
+    return t if t.tzinfo else t.replace(tzinfo=UTC)
+
+
+def print_written(written: dict[str, Path]) -> None:
+    for name, path in written.items():
+        out.print(f"{name:<19} {path}")
+
+
+def print_comparison(doc: dict) -> None:
+    """The backtest summary: one column per policy, ratios vs greedy in brackets."""
+    pols = doc["policies"]
+    ratios = doc.get("ratios_vs_greedy", {})
+    table = Table(title="backtest (ratio vs greedy in brackets)")
+    table.add_column("KPI")
+    for p in pols:
+        table.add_column(p, justify="right")
+    for key in COMPARED:
+        cells = []
+        for p, s in pols.items():
+            v = s.get(key)
+            text = "-" if v is None else (f"{v:,.3f}" if key.startswith(("util", "eff", "dec"))
+                                          else f"{v:,.0f}")
+            r = ratios.get(p, {}).get(key)
+            cells.append(text + (f" ({r:.2f})" if r is not None and p != "greedy" else ""))
+        table.add_row(key, *cells)
+    out.print(table)
+
+
+def print_counts(title: str, head: tuple[str, str], rows: list[tuple[str, int]]) -> None:
+    """A two-column table of counts."""
+    table = Table(title=title)
+    table.add_column(head[0])
+    table.add_column(head[1], justify="right")
+    for what, n in rows:
+        table.add_row(what, f"{n:,}")
+    out.print(table)

@@ -1,0 +1,198 @@
+"""Data commands: generate, ingest, sql, summary, estimate, import pollux / philly."""
+
+from __future__ import annotations
+
+import sys
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from flows import defaults
+from flows.cli.common import (
+    OutputsOpt,
+    WarehouseOpt,
+    err,
+    out,
+    parse_time,
+    print_counts,
+    print_written,
+)
+from warehouse.errors import EtplanError
+
+app = typer.Typer()
+
+
+class Feed(StrEnum):
+    job_events = "job_events"
+    throughput_samples = "throughput_samples"
+    capacity = "capacity"
+
+
+class LogFormat(StrEnum):
+    csv = "csv"
+    jsonl = "jsonl"
+    parquet = "parquet"
+    mixed = "mixed"
+
+
+class OutFormat(StrEnum):
+    table = "table"
+    csv = "csv"
+    json = "json"
+    parquet = "parquet"
+
+
+ProfilesOpt = Annotated[Path, typer.Option(
+    "--profiles", help="Folder of measured profiles (…/pollux/traces).")]
+StartOpt = Annotated[str, typer.Option(help="Time of the workload's second 0.")]
+PoolOpt = Annotated[int, typer.Option(min=1, help="Pool size (GPUs).")]
+
+
+@app.command()
+def generate(
+    out_dir: Annotated[Path, typer.Option("--out", help="Folder to write the logs into.")],
+    jobs: Annotated[int, typer.Option(min=1, help="Number of jobs.")] = defaults.SYNTHETIC_JOBS,
+    seed: Annotated[int, typer.Option(help="Random seed; same seed, same bytes.")
+                    ] = defaults.SYNTHETIC_SEED,
+    capacity: Annotated[int, typer.Option(min=1, help="Nodes in the pool.")
+                        ] = defaults.POOL_NODES,
+    load: Annotated[float, typer.Option(min=0.05, max=5.0,
+                                        help="Offered load as a share of capacity.")] = 0.9,
+    bad_rows: Annotated[float, typer.Option("--bad-rows", min=0.0, max=0.5,
+                                            help="Share of rows to corrupt.")] = 0.0,
+    fmt: Annotated[LogFormat, typer.Option("--format",
+                                           help="File format; mixed = csv/parquet/jsonl.")
+                   ] = LogFormat.csv,
+) -> None:
+    """Write deterministic synthetic platform logs (job events, throughput samples, capacity)."""
+    from flows.usecases.data import generate_logs
+
+    print_written(generate_logs(out_dir, jobs, seed, capacity=capacity, load=load,
+                                bad_rows=bad_rows, fmt=fmt.value))
+
+
+@app.command()
+def ingest(
+    paths: Annotated[list[Path], typer.Argument(help="Log files or folders of them.")],
+    feed: Annotated[Feed | None, typer.Option(help="Feed of every file (default: recognised "
+                                                    "from the columns).")] = None,
+    warehouse: WarehouseOpt = None,
+) -> None:
+    """Load platform job logs (CSV, JSON Lines, Parquet) into the warehouse."""
+    from flows.usecases.data import ingest as run_ingest
+    from warehouse.connection import warehouse_path
+
+    with out.status("ingesting…"):
+        results = run_ingest(paths, warehouse, feed=feed.value if feed else None)
+    table = Table(title=f"ingest into {warehouse_path(warehouse)}")
+    table.add_column("file", overflow="fold")
+    for col in ("feed", "status", "read", "loaded", "rejected"):
+        table.add_column(col, justify="right" if col in ("read", "loaded", "rejected") else "left",
+                         no_wrap=True)
+    table.add_column("note", overflow="fold")
+    for r in results:
+        style = {"failed": "red", "skipped": "dim"}.get(r.status, "")
+        table.add_row(r.path, r.feed or "-", r.status, f"{r.rows_read:,}", f"{r.rows_loaded:,}",
+                      f"{r.rows_rejected:,}", r.message, style=style)
+    out.print(table)
+    if any(r.rows_rejected for r in results):
+        out.print("rejected rows are in the table rejected_rows: "
+                  "etplan sql \"SELECT * FROM rejected_rows\"")
+    failed = [r for r in results if r.status == "failed"]
+    for r in failed:
+        err.print(f"error: {r.path}: {r.message}", highlight=False, soft_wrap=True)
+    if failed:
+        raise typer.Exit(1)
+
+
+@app.command()
+def sql(
+    query: Annotated[str, typer.Argument(help="SQL to run, read-only.")],
+    fmt: Annotated[OutFormat, typer.Option("--format")] = OutFormat.table,
+    out_file: Annotated[Path | None, typer.Option("--out", help="Write the result here.")] = None,
+    outputs: OutputsOpt = defaults.OUTPUTS,
+    warehouse: WarehouseOpt = None,
+) -> None:
+    """Run SQL read-only against the warehouse; the views plans, latest_plan, kpis and
+    kpi_jobs read the Parquet outputs."""
+    from flows.usecases.data import export_rows, rows_as_text
+    from flows.usecases.data import query as run_query
+
+    if fmt is OutFormat.parquet and out_file is None:
+        raise EtplanError("--format parquet needs --out FILE")
+    columns, rows = run_query(query, outputs, warehouse)
+    if out_file:
+        export_rows(columns, rows, fmt.value, out_file)
+        out.print(f"{len(rows)} rows written to {out_file}")
+    elif fmt is OutFormat.table:
+        table = Table()
+        for c in columns:
+            table.add_column(c)
+        for r in rows:
+            table.add_row(*("" if v is None else str(v) for v in r))
+        out.print(table)
+    else:
+        sys.stdout.write(rows_as_text(columns, rows, fmt.value))
+
+
+@app.command()
+def summary(warehouse: WarehouseOpt = None) -> None:
+    """What the warehouse holds."""
+    from flows.usecases.data import summary as warehouse_summary
+
+    print_counts("warehouse", ("what", "count"), warehouse_summary(warehouse))
+
+
+@app.command()
+def estimate(warehouse: WarehouseOpt = None) -> None:
+    """Fit a throughput curve for every job from its samples (replaces throughput_curves)."""
+    from flows.usecases.data import estimate as run_estimate
+
+    with out.status("estimating throughput curves…"):
+        counts = run_estimate(warehouse)
+    print_counts("throughput curves", ("source", "jobs"),
+                 [(s, counts.get(s, 0)) for s in ("job", "model", "global")])
+    out.print(f"{counts.get('curve rows', 0):,} curve rows in {counts['seconds']} s; "
+              "see the views throughput_curves and scaling_efficiency")
+
+
+import_app = typer.Typer(no_args_is_help=True, help="Turn public traces into platform logs.")
+app.add_typer(import_app, name="import")
+
+
+@import_app.command("pollux")
+def import_pollux(
+    workload: Annotated[Path, typer.Option(help="A Pollux workload-<k>.csv.")],
+    profiles: ProfilesOpt,
+    out_dir: Annotated[Path, typer.Option("--out", help="Folder for the logs.")],
+    seed: Annotated[int, typer.Option(help="Seed of the measurement noise.")] = 0,
+    start: StartOpt = "2026-01-05T00:00:00Z",
+    capacity: PoolOpt = defaults.POOL_NODES,
+) -> None:
+    """A Pollux workload as platform logs, with each job's true curve in truth.json."""
+    from flows.usecases.data import import_pollux as run_import
+
+    print_written(run_import(workload, profiles, out_dir, seed=seed,
+                             start=parse_time(start, "--start"), capacity=capacity))
+
+
+@import_app.command("philly")
+def import_philly(
+    trace: Annotated[Path, typer.Option(help="philly.csv of the Pollux artifact.")],
+    start: Annotated[str, typer.Option(help="Slice start, ISO 8601 (the trace is Oct–Dec 2017).")],
+    hours: Annotated[float, typer.Option(min=0.01, help="Slice length in hours.")],
+    out_dir: Annotated[Path, typer.Option("--out", help="Folder for the logs.")],
+    profiles: Annotated[Path | None, typer.Option(
+        "--profiles", help="Measured profiles (default: the trace's folder).")] = None,
+    jobs: Annotated[int | None, typer.Option(min=1, help="Sample this many jobs.")] = None,
+    seed: Annotated[int, typer.Option()] = 0,
+    capacity: Annotated[int, typer.Option(min=1)] = defaults.POOL_NODES,
+) -> None:
+    """A slice of the Philly trace as platform logs, each job mapped to a measured model."""
+    from flows.usecases.data import import_philly as run_import
+
+    print_written(run_import(trace, profiles, out_dir, start=parse_time(start, "--start"),
+                             hours=hours, jobs=jobs, seed=seed, capacity=capacity))

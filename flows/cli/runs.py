@@ -1,0 +1,162 @@
+"""Run commands: backtest, demo, pipeline, serve."""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from flows import defaults
+from flows.cli.common import (
+    AtOpt,
+    OutputsOpt,
+    PreemptionOpt,
+    RunIdOpt,
+    WarehouseOpt,
+    err,
+    out,
+    parse_time,
+    print_comparison,
+)
+from solver.policies import POLICIES
+from warehouse.errors import EtplanError
+
+app = typer.Typer()
+
+
+def parse_policies(text: str) -> list[str]:
+    names = [p.strip() for p in text.split(",") if p.strip()]
+    unknown = [p for p in names if p not in POLICIES]
+    if unknown or not names:
+        bad = unknown[0] if unknown else ""
+        raise EtplanError(f"--policies {text}: unknown policy {bad!r}; "
+                          f"use {', '.join(POLICIES)}")
+    return names
+
+
+@contextmanager
+def progress_bars(names: list[str]):
+    """One bar per policy; yields the on_progress callback of the backtest."""
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    with Progress(TextColumn("{task.description:<8}"), BarColumn(),
+                  TextColumn("{task.fields[sim]}"), TimeElapsedColumn(), console=err) as bar:
+        tasks = {p: bar.add_task(p, total=1.0, sim="") for p in names}
+
+        def progress(policy: str, done: float, total: float) -> None:
+            # past the last arrival the replay drains the queue for a time nobody knows
+            # in advance: the bar holds just short of full until the policy is done
+            bar.update(tasks[policy], completed=min(done / total, 0.99),
+                       sim=f"simulated {done / 3600:.1f} h")
+
+        yield progress
+        for p in names:
+            bar.update(tasks[p], completed=1.0)
+
+
+@app.command()
+def backtest(
+    logs: Annotated[Path, typer.Option(help="Folder of platform logs (e.g. from etplan import).")],
+    out_dir: Annotated[Path, typer.Option("--out", help="Folder for KPIs and summary.json.")],
+    truth: Annotated[Path | None, typer.Option(help="True curves (default LOGS/truth.json).")
+                     ] = None,
+    policies: Annotated[str, typer.Option(help="Comma-separated: mip, optimus, greedy, fifo.")
+                        ] = ",".join(defaults.POLICIES),
+    capacity: Annotated[int | None, typer.Option(min=1, help="Pool size; default: the "
+                                                             "capacity feed.")] = None,
+    window: Annotated[float, typer.Option(min=1.0, help="Seconds between plans.")
+                      ] = defaults.REPLAY_WINDOW,
+    slots: Annotated[int, typer.Option(min=1, help="Slots per plan.")] = defaults.NUM_SLOTS,
+    time_limit: Annotated[float, typer.Option("--time-limit", min=0.01,
+                                              help="MIP seconds per window.")
+                          ] = defaults.BACKTEST_TIME_LIMIT,
+    gap: Annotated[float, typer.Option(min=0.0, max=1.0)] = defaults.REPLAY_GAP,
+    preemption: PreemptionOpt = False,
+    replan_on_events: Annotated[bool, typer.Option(
+        "--replan-on-events", help="Also re-plan at arrivals and completions.")] = False,
+) -> None:
+    """Replay policies on the same trace and compare their KPIs (ratios vs greedy)."""
+    from flows.usecases.runs import backtest_and_report, replay_config
+
+    names = parse_policies(policies)
+    config = replay_config(window, slots, time_limit, gap, preemption=preemption,
+                           replan_on_events=replan_on_events)
+    with progress_bars(names) as progress:
+        doc, report = backtest_and_report(logs, names, out_dir, truth=truth, capacity=capacity,
+                                          config=config, on_progress=progress)
+    print_comparison(doc)
+    out.print(f"KPIs: {out_dir / 'kpis'}  summary: {out_dir / 'summary.json'}  "
+              f"report: {report}", soft_wrap=True)
+
+
+@app.command()
+def demo(
+    data_dir: Annotated[Path, typer.Option("--data-dir", help="Where the demo logs go.")
+                        ] = defaults.DEMO_LOGS,
+    outputs: OutputsOpt = defaults.OUTPUTS,
+    jobs: Annotated[int, typer.Option(min=1)] = defaults.SYNTHETIC_JOBS,
+    seed: Annotated[int, typer.Option()] = defaults.SYNTHETIC_SEED,
+    run_id: Annotated[str | None, typer.Option("--run-id", help="Default demo-seed<S>; a "
+                                                                "rerun replaces its outputs.")
+                      ] = None,
+    warehouse: WarehouseOpt = None,
+) -> None:
+    """The main job on the embedded default (Prefect's ephemeral API): generate a seeded trace,
+    ingest it, estimate throughput curves, replay mip, greedy and fifo, plan the latest window,
+    write the report."""
+    from flows.pipeline import demo_flow
+    from warehouse.connection import warehouse_path
+
+    result = demo_flow(data_dir=str(data_dir), outputs=str(outputs),
+                       warehouse=str(warehouse) if warehouse else None, jobs=jobs, seed=seed,
+                       run_id=run_id)
+    for r in result["ingested"]:
+        out.print(f"  {r['path']}: {r['status']}, {r['rows_loaded']:,} loaded, "
+                  f"{r['rows_rejected']:,} rejected {r['message']}")
+    c = result["curves"]
+    out.print(f"throughput curves: {c.get('job', 0)} jobs from their own samples, "
+              f"{c.get('model', 0)} from their model class, {c.get('global', 0)} global")
+    print_comparison(result["summary"])
+    p = result["plan"]
+    out.print(f"latest window {p['at']}: {p['jobs']} jobs planned by {p['solver']} "
+              f"({p['status']})")
+    out.print(f"warehouse: {warehouse_path(warehouse)}")
+    out.print(f"plans:     {p['path']}", soft_wrap=True)
+    out.print(f"KPIs:      {result['kpis']}", soft_wrap=True)
+    out.print(f"report:    {result['report']}", soft_wrap=True)
+
+
+@app.command()
+def pipeline(
+    paths: Annotated[list[Path], typer.Argument(help="Log files or folders to ingest.")],
+    at: AtOpt = None,
+    run_id: RunIdOpt = None,
+    outputs: OutputsOpt = defaults.OUTPUTS,
+    warehouse: WarehouseOpt = None,
+) -> None:
+    """Ingest → estimate → plan window, as the Prefect flow the schedule runs."""
+    from flows.pipeline import pipeline_flow
+
+    result = pipeline_flow([str(p) for p in paths],
+                           warehouse=str(warehouse) if warehouse else None,
+                           outputs=str(outputs), at=parse_time(at, "--at"), run_id=run_id)
+    p = result["plan"]
+    out.print(f"planned {p['jobs']} jobs at {p['at']} with {p['solver']} ({p['status']}); "
+              f"plan: {p['path']}")
+
+
+@app.command()
+def serve(
+    paths: Annotated[list[Path], typer.Argument(help="Log folders the schedule ingests.")],
+    cron: Annotated[str, typer.Option(help="Cron schedule.")] = defaults.SERVE_CRON,
+    outputs: OutputsOpt = defaults.OUTPUTS,
+    warehouse: WarehouseOpt = None,
+) -> None:
+    """Serve the `pipeline` deployment on a cron schedule (Ctrl-C stops it)."""
+    from flows.pipeline import pipeline_flow
+
+    pipeline_flow.serve(name="etplan-pipeline", cron=cron, parameters={
+        "paths": [str(p) for p in paths],
+        "warehouse": str(warehouse) if warehouse else None, "outputs": str(outputs)})

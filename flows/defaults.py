@@ -1,0 +1,37 @@
+"""THE operational defaults: every default of the CLI, the Prefect flows and the backtest bench
+is named here once. Model defaults stay with the model and are re-used by import: the rescale
+seconds (`solver.instance`, DESIGN §3.3) and the warehouse file (`warehouse.connection`, the
+DuckDB layer's own default)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from solver.instance import DEFAULT_RESCALE_SECONDS
+from warehouse.connection import DEFAULT_WAREHOUSE
+
+WAREHOUSE = DEFAULT_WAREHOUSE              # overridden by --warehouse / $ETPLAN_WAREHOUSE
+OUTPUTS = Path("data") / "out"             # Parquet plans, KPIs and reports (DESIGN §8)
+DEMO_LOGS = Path("data") / "demo-logs"     # where `etplan demo` writes its synthetic logs
+
+# the operational window: a plan every SLOT_SECONDS, NUM_SLOTS slots ahead
+SLOT_SECONDS = 600.0
+NUM_SLOTS = 6
+SERVE_CRON = "*/10 * * * *"                # the schedule's default: one plan per slot
+RESCALE_SECONDS = DEFAULT_RESCALE_SECONDS
+
+# replays (backtest, sweep, bench): a plan every REPLAY_WINDOW seconds
+REPLAY_WINDOW = 300.0
+REPLAY_GAP = 1e-3
+POLICIES = ("mip", "greedy", "fifo")       # compared by backtest and demo by default
+
+# solver time limits, one per purpose (seconds per decision)
+PLAN_TIME_LIMIT = 10.0                     # `solve`, `plan window`, the scheduled pipeline
+BACKTEST_TIME_LIMIT = 2.0                  # each window of `backtest` and the sweep
+DEMO_TIME_LIMIT = 0.5                      # each window of the demo's replay
+BENCH_TIME_LIMIT = 0.5                     # each window of bench/backtest.py
+
+# synthetic logs (`generate`, `demo`) and imported traces
+SYNTHETIC_JOBS = 200
+SYNTHETIC_SEED = 7
+POOL_NODES = 64

@@ -1,0 +1,1 @@
+"""The html report of a run (DESIGN §8): KPI table and matplotlib charts (`report.html`)."""

@@ -1,0 +1,163 @@
+"""Adapters from public traces to the three canonical feeds (DESIGN §3.1).
+
+- Pollux workloads (`workloads*/workload-<k>.csv`) with the measured profiles: one job per row.
+- The Philly trace (`traces/philly.csv`): a time slice, each job mapped to one of the six
+  measured models by its GPU-time.
+
+Both write job_events, throughput_samples, capacity and a ground-truth file `truth.json` with
+each job's true throughput curve (from the measurements), which the replay engine executes
+against. The logged throughput samples are what a job would report at its requested size, with
+measurement noise, so the estimator must generalise as it would in production.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+from collections import Counter
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import numpy as np
+
+from solver.instance import DEFAULT_RESCALE_SECONDS
+from sources.errors import SourceError
+from sources.feeds import CAPACITY, EVENT_COLUMNS, JOB_EVENTS, THROUGHPUT_SAMPLES, write_rows
+from sources.pollux import GPUS_PER_NODE, MODELS, load_profile, packed_nodes, total_work
+from sources.truth import write_truth
+
+DEFAULT_START = datetime(2026, 1, 5, tzinfo=UTC)
+SAMPLES_PER_JOB = 3
+NOISE = 0.03
+# the batch size each model trains at in the Pollux workloads (their most common one)
+TYPICAL_BATCH = {"bert": 384, "cifar10": 2048, "deepspeech2": 320, "imagenet": 6400,
+                 "ncf": 32768, "yolov3": 64}
+
+
+def _ts(t: datetime) -> str:
+    return t.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _job_rows(job_id: str, submit: datetime, model: str, batch: int, replicas: int,
+              traces: Path, rng: np.random.Generator, tenant: str = "") -> tuple[
+                  dict, list[dict], dict]:
+    prof = load_profile(traces, model)
+    max_gpus = prof.max_gpus(batch)
+    req = max(1, min(replicas, max_gpus))
+    curve = prof.job_curve(batch, max_gpus)
+    work = round(total_work(traces, model, batch))
+    event = {c: None for c in EVENT_COLUMNS} | {
+        "job_id": job_id, "event_time": _ts(submit), "event": "submitted", "min_nodes": 1,
+        "max_nodes": max_gpus, "requested_nodes": req, "total_work": float(work),
+        "weight": 1.0, "model": model, "tenant": tenant or None}
+    noise = rng.normal(0.0, NOISE, SAMPLES_PER_JOB)
+    # samples name the machines their GPUs spanned, packed 4 to a machine as the profiles were
+    # measured
+    samples = [{"job_id": job_id, "sample_time": _ts(submit + timedelta(seconds=k)),
+                "nodes": req, "throughput": round(curve[req] * (1 + noise[k]), 4),
+                "machines": packed_nodes(req)}
+               for k in range(SAMPLES_PER_JOB)]
+    truth = {"model": model, "batch_size": batch,
+             "throughput": {str(n): round(v, 6) for n, v in curve.items()}}
+    return event, samples, truth
+
+
+def _write_feeds(out: Path, events: list[dict], samples: list[dict], truth: dict,
+                 capacity: int, start: datetime) -> dict[str, Path]:
+    out.mkdir(parents=True, exist_ok=True)
+    written = {
+        JOB_EVENTS: write_rows(JOB_EVENTS, events, out / JOB_EVENTS, "csv"),
+        THROUGHPUT_SAMPLES: write_rows(THROUGHPUT_SAMPLES, samples, out / THROUGHPUT_SAMPLES,
+                                       "csv"),
+        CAPACITY: write_rows(CAPACITY, [{"pool": "default", "effective_from": _ts(start),
+                                         "nodes": capacity}], out / CAPACITY, "csv"),
+    }
+    written["truth"] = write_truth(out / "truth.json", truth,
+                                   curve="tabulated (measured profiles)", start=_ts(start),
+                                   rescale_seconds=DEFAULT_RESCALE_SECONDS,
+                                   nodes_per_machine=GPUS_PER_NODE)
+    return written
+
+
+def import_pollux(workload: Path, traces: Path, out: Path, *, seed: int = 0,
+                  start: datetime = DEFAULT_START, capacity: int = 64) -> dict[str, Path]:
+    """One job per workload row (DESIGN §3.1 adapters)."""
+    try:
+        with workload.open() as fh:
+            rows = list(csv.DictReader(fh))
+    except OSError as err:
+        raise SourceError(f"{workload}: cannot read ({err.strerror})") from None
+    need = {"name", "time", "application", "num_replicas", "batch_size"}
+    if not rows or not need <= set(rows[0]):
+        raise SourceError(f"{workload}: expected columns {', '.join(sorted(need))}")
+    rng = np.random.default_rng(seed)
+    events, samples, truth = [], [], {}
+    for row in rows:
+        model = row["application"]
+        if model not in MODELS:
+            raise SourceError(f"{workload}: job {row['name']}: unknown application {model!r}")
+        submit = start + timedelta(seconds=float(row["time"]))
+        ev, sm, tr = _job_rows(row["name"], submit, model, int(row["batch_size"]),
+                               int(row["num_replicas"]), traces, rng)
+        events.append(ev)
+        samples.extend(sm)
+        truth[row["name"]] = tr
+    return _write_feeds(out, events, samples, truth, capacity, start)
+
+
+def model_gpu_seconds(traces: Path) -> dict[str, float]:
+    """Typical GPU-seconds of each model: its typical batch, trained at the GPU count where
+    that batch is measured best (the fastest), times that count."""
+    out = {}
+    for m in MODELS:
+        prof = load_profile(traces, m)
+        batch = TYPICAL_BATCH[m]
+        curve = prof.job_curve(batch, prof.max_gpus(batch))
+        n = max(curve, key=curve.get)
+        out[m] = total_work(traces, m, batch) / curve[n] * n
+    return out
+
+
+def nearest_model(gpu_seconds: float, typical: dict[str, float]) -> str:
+    """The model whose typical GPU-time is nearest on a log scale."""
+    x = math.log(max(gpu_seconds, 1.0))
+    return min(typical, key=lambda m: abs(math.log(typical[m]) - x))
+
+
+def import_philly(trace: Path, traces: Path, out: Path, *, start: datetime, hours: float,
+                  jobs: int | None = None, seed: int = 0, capacity: int = 64
+                  ) -> dict[str, Path]:
+    """Jobs submitted in [start, start + hours) of the Philly trace, optionally `jobs` of them
+    sampled at random; times are kept relative to `start`."""
+    end = start + timedelta(hours=hours)
+    picked = []
+    with trace.open() as fh:
+        for row in csv.DictReader(fh):
+            try:
+                t = datetime.strptime(row["timestamp"], "%Y-%m-%d %H:%M:%S").replace(tzinfo=UTC)
+                gpus, gpu_time = int(float(row["num_gpus"])), float(row["gpu_time"])
+            except (ValueError, TypeError, KeyError):
+                continue  # the trace has a few blank timestamps
+            if start <= t < end:
+                picked.append((t, gpus, gpu_time, row.get("cluster", "")))
+    if not picked:
+        raise SourceError(f"{trace}: no jobs between {_ts(start)} and {_ts(end)}; the trace "
+                          "covers 2017-10-03 to 2017-12-22")
+    picked.sort()
+    rng = np.random.default_rng(seed)
+    if jobs is not None and jobs < len(picked):
+        keep = np.sort(rng.choice(len(picked), size=jobs, replace=False))
+        picked = [picked[i] for i in keep]
+    typical = model_gpu_seconds(traces)
+    events, samples, truth = [], [], {}
+    counts: Counter[str] = Counter()
+    for i, (t, gpus, gpu_time, cluster) in enumerate(picked):
+        model = nearest_model(gpu_time, typical)
+        counts[model] += 1
+        job_id = f"philly-{i + 1:06d}"
+        ev, sm, tr = _job_rows(job_id, t, model, TYPICAL_BATCH[model], max(1, gpus), traces,
+                               rng, tenant=cluster)
+        events.append(ev)
+        samples.extend(sm)
+        truth[job_id] = tr | {"philly_gpu_seconds": gpu_time}
+    return _write_feeds(out, events, samples, truth, capacity, start)

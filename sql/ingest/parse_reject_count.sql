@@ -1,0 +1,2 @@
+-- Lines the file reader could not take.
+SELECT count(*) FROM parse_rejects;

@@ -1,0 +1,2 @@
+-- The columns of the scratch table $table.
+SELECT name FROM pragma_table_info($table);

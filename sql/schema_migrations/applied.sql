@@ -1,0 +1,2 @@
+-- The migrations already applied.
+SELECT version FROM schema_migrations;
