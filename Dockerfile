@@ -1,7 +1,10 @@
-# The etplan worker image: the project and its dependencies, running the scheduled pipeline.
+# The etplan image: the project and its dependencies in /app (ETPLAN_HOME). Its data — the logs
+# to ingest (data/logs), the warehouse (data/etplan.duckdb), the outputs (data/out) — is the
+# volume /app/data, the same relative paths as a checkout and prefect.yaml. docker-compose.yml
+# runs it as a Prefect worker polling the `etplan` pool; `etplan serve` is the default command.
 FROM python:3.11-slim
 WORKDIR /app
-COPY pyproject.toml README.md ./
+COPY pyproject.toml README.md prefect.yaml ./
 COPY flows ./flows
 COPY solver ./solver
 COPY warehouse ./warehouse
@@ -11,11 +14,12 @@ COPY report ./report
 COPY sql ./sql
 RUN pip install --no-cache-dir . \
  && useradd --create-home etplan \
- && mkdir -p /data && chown etplan /data
+ && mkdir -p /app/data/logs /app/.prefect && chown -R etplan /app/data /app/.prefect
 USER etplan
-ENV ETPLAN_WAREHOUSE=/data/etplan.duckdb \
-    ETPLAN_OUTPUTS=/data/out \
+ENV ETPLAN_HOME=/app \
+    ETPLAN_WAREHOUSE=/app/data/etplan.duckdb \
+    ETPLAN_OUTPUTS=/app/data/out \
+    PREFECT_HOME=/app/.prefect \
     PREFECT_SERVER_ANALYTICS_ENABLED=false
-VOLUME ["/data"]
-# serve the pipeline deployment on its cron schedule against the Prefect server
-CMD ["etplan", "serve", "/data/logs", "--cron", "*/10 * * * *"]
+VOLUME ["/app/data"]
+CMD ["etplan", "serve", "data/logs"]

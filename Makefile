@@ -3,6 +3,9 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+# Prefect's state (database, logs, a local server's) per checkout, never ~/.prefect
+export PREFECT_HOME := $(CURDIR)/.prefect
+export PREFECT_SERVER_ANALYTICS_ENABLED := false
 
 .PHONY: run test bench lint clean system-packages
 
@@ -40,4 +43,4 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 
 clean:
-	rm -rf $(VENV) data/etplan.duckdb out
+	rm -rf $(VENV) data/etplan.duckdb out .prefect

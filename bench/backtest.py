@@ -2,6 +2,11 @@
 the 8 normal-load Pollux workloads, 64 GPUs, same trace and process per workload. Writes
 docs/results.md (and bench/results/backtest.json).
 Run: `make bench` or `.venv/bin/python bench/backtest.py [--workloads 1,6] [--window 300]`.
+
+`--faithful POLICIES` runs the faithful replay (`replay/faithful.py`, the Pollux artifact's
+engine rules) instead: the fidelity table (`tiresias`, `optimus-oracle` against the published
+means) and any of our policies listed, written to bench/results/faithful.json and to the top of
+docs/results.md; the windowed engine's sections below it are kept.
 """
 
 from __future__ import annotations
@@ -20,6 +25,10 @@ sys.path = [p for p in sys.path if Path(p or ".").resolve() != ROOT]
 
 from flows import defaults  # noqa: E402
 from flows.usecases.runs import backtest, replay_config  # noqa: E402
+from replay.faithful import FaithfulResult  # noqa: E402
+from replay.kpis import run_kpis  # noqa: E402
+from replay.pollux_runs import run_workload  # noqa: E402
+from solver.policies import Settings  # noqa: E402
 from sources.importers import import_pollux  # noqa: E402
 
 POLLUX = ROOT.parent.parent / "shared" / "data" / "pollux"
@@ -58,9 +67,19 @@ def main() -> None:
     ap.add_argument("--processes", type=int, default=2)
     ap.add_argument("--render-only", action="store_true",
                     help="rewrite docs/results.md from bench/results/backtest.json")
+    ap.add_argument("--faithful", metavar="POLICIES",
+                    help="run these policies in the faithful replay (e.g. "
+                         "tiresias,optimus-oracle,mip,optimus,greedy,fifo)")
     args = ap.parse_args()
+    if args.faithful:
+        faithful_main(args.faithful.split(","), [int(k) for k in args.workloads.split(",")],
+                      args.processes, args.time_limit)
+        return
     if args.render_only:
-        DOC.write_text(render(json.loads((RESULTS / "backtest.json").read_text()), args))
+        if (RESULTS / "backtest.json").exists():
+            DOC.write_text(render(json.loads((RESULTS / "backtest.json").read_text()), args))
+        if FAITHFUL_JSON.exists():
+            write_faithful_doc(json.loads(FAITHFUL_JSON.read_text()), args.time_limit)
         return
     if not (POLLUX / "workloads").is_dir():
         print(f"skipped: {POLLUX} is absent")
@@ -98,7 +117,7 @@ def _header(args) -> list[str]:
 
 def _comparison(runs: list[dict]) -> list[str]:
     lines = [
-        "| workload | policy | mean queue | mean JCT | p95 JCT | utilisation | efficiency | "
+        "| workload | policy | mean queue | mean JCT | p95 JCT | utilisation | speedup vs static | "
         "decision p95 | queue / greedy | JCT / greedy | wall s |",
         "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
@@ -108,7 +127,7 @@ def _comparison(runs: list[dict]) -> list[str]:
             s = r["policies"][p]
             lines.append(
                 f"| {r['workload']} | {p} | {s['mean_queue_s']:,.0f} | {s['mean_jct_s']:,.0f} | "
-                f"{s['p95_jct_s']:,.0f} | {s['utilization']:.3f} | {s['efficiency']:.3f} | "
+                f"{s['p95_jct_s']:,.0f} | {s['utilization']:.3f} | {s['speedup_vs_static']:.3f} | "
                 f"{s['decision_p95_s']:.3f} | {s['mean_queue_s'] / g['mean_queue_s']:.2f} | "
                 f"{s['mean_jct_s'] / g['mean_jct_s']:.2f} | {r['wall_s'][p]:.0f} |")
     return lines
@@ -201,6 +220,126 @@ with the full MIP only, 2,918 s with columns first, same code). With the true cu
 before the estimator changes, made it worse (5,038 s against 4,680 s): stopping and
 restarting costs rescales that the rolling horizon does not win back.
 """
+
+
+# ---- the faithful replay ------------------------------------------------------------------
+FAITHFUL_JSON = RESULTS / "faithful.json"
+WINDOWED_MARK = "<!-- below: the windowed engine (replay/engine.py) -->"
+PUBLISHED = {"optimus-oracle": 1, "tiresias": 2}   # column of REFERENCE
+
+
+def faithful_one(k: int, policy: str, time_limit: float) -> dict:
+    options = {} if policy in PUBLISHED else {"settings": Settings(time_limit=time_limit)}
+    start = time.perf_counter()
+    r: FaithfulResult = run_workload(POLLUX / "workloads" / f"workload-{k}.csv",
+                                     POLLUX / "traces", policy, **options)
+    kpis = run_kpis(r)
+    return {"workload": k, "policy": policy, "mean_jct_s": r.mean_jct,
+            "wall_s": time.perf_counter() - start,
+            "spread_starts_per_job": sum(r.spread_starts.values()) / len(r.jobs),
+            **{key: kpis[key] for key in ("mean_queue_s", "p95_jct_s", "utilization",
+                                          "gpu_efficiency", "speedup_vs_static",
+                                          "rescales_per_job", "unschedulable")}}
+
+
+def faithful_main(policies: list[str], ks: list[int], processes: int, time_limit: float) -> None:
+    if not (POLLUX / "workloads").is_dir():
+        print(f"skipped: {POLLUX} is absent")
+        return
+    runs = json.loads(FAITHFUL_JSON.read_text()) if FAITHFUL_JSON.exists() else []
+    todo = [(k, p) for p in policies for k in ks]
+    with ProcessPoolExecutor(processes) as pool:
+        new = list(pool.map(faithful_one, [k for k, _ in todo], [p for _, p in todo],
+                            [time_limit] * len(todo)))
+    done = {(r["workload"], r["policy"]) for r in new}
+    runs = [r for r in runs if (r["workload"], r["policy"]) not in done] + new
+    RESULTS.mkdir(exist_ok=True)
+    FAITHFUL_JSON.write_text(json.dumps(runs, indent=1) + "\n")
+    write_faithful_doc(runs, time_limit)
+    print(DOC.read_text().split(WINDOWED_MARK)[0])
+
+
+def write_faithful_doc(runs: list[dict], time_limit: float) -> None:
+    """The faithful sections at the top of docs/results.md, the windowed engine's kept below."""
+    old = DOC.read_text() if DOC.exists() else ""
+    windowed = old.split(WINDOWED_MARK, 1)[1] if WINDOWED_MARK in old else _demote(old)
+    DOC.write_text("\n".join([*render_faithful(runs, time_limit), WINDOWED_MARK]) + windowed)
+
+
+def _demote(text: str) -> str:
+    """The windowed engine's sections, one heading level down, under their own title."""
+    body = "\n".join("#" + line if line.startswith("#") else line for line in text.splitlines())
+    return ("\n# The windowed engine (`replay/engine.py`)\n\nThe sections below come from "
+            "the windowed engine (samples at packed\nnode counts, plans every 300 s); its "
+            "`efficiency` column is what is now `speedup_vs_static`.\n\n" + body + "\n")
+
+
+def render_faithful(runs: list[dict], time_limit: float) -> list[str]:
+    by = {(r["workload"], r["policy"]): r for r in runs}
+    ks = sorted({r["workload"] for r in runs})
+    lines = [
+        "# Results in the faithful replay (`replay/faithful.py`)", "",
+        "Generated by `.venv/bin/python bench/backtest.py --faithful tiresias,optimus-oracle,"
+        "mip,optimus,greedy,fifo --processes 2 --time-limit 0.3`. The faithful",
+        "replay charges what the Pollux artifact's engine charges: 16 machines × 4 GPUs, a",
+        "decision every 60 s, 30 s per restart, the step time of the actual placement, fixed",
+        "batch sizes with gradient accumulation, statistical-efficiency-adjusted epochs.",
+        "Mean JCT in seconds, the 8 normal-load workloads.", "",
+        "## Fidelity: the artifact's baselines against their published means", "",
+        "| workload | Tiresias (ours) | published | error | Optimus+Oracle (ours) | published "
+        "| error |", "|---|---|---|---|---|---|---|"]
+    for k in ks:
+        cells = []
+        for p in ("tiresias", "optimus-oracle"):
+            r, pub = by.get((k, p)), REFERENCE[k][PUBLISHED[p]]
+            cells.append(f"{r['mean_jct_s']:,.0f} | {pub:,} | {r['mean_jct_s'] / pub - 1:+.1%}"
+                         if r else f"– | {pub:,} | –")
+        lines.append(f"| {k} | " + " | ".join(cells) + " |")
+    lines += ["", FAITHFUL_NOTE, ""]
+    return lines + _faithful_policies(by, ks, time_limit)
+
+
+FAITHFUL_NOTE = """\
+Optimus+Oracle counts the current epoch in a job's remaining work; the artifact's formula
+leaves it out (one epoch short), which is why ours is 1–7 % below the published means. With
+the artifact's formula the spike's engine matched within 0.4 % (`/work/spike/RULES.md`).
+Tiresias keeps each job's requested size and queues by attained service; it matches exactly."""
+
+
+def _faithful_policies(by: dict, ks: list[int], time_limit: float) -> list[str]:
+    policies = [p for p in ("mip", "tiresias", "optimus-oracle", "optimus", "greedy", "fifo")
+                if any((k, p) in by for k in ks)]
+    lines = ["## Every policy in the faithful replay", "",
+             f"Ours plan every 60 s over 6 slots of 60 s (MIP time limit {time_limit} s a "
+             "decision) from the true curves, and their counts are placed best-fit; the "
+             "artifact's baselines place most-free-first.", "",
+             "| workload | policy | mean JCT | mean queue | p95 JCT | utilisation | GPU "
+             "efficiency | speedup vs static | rescales / job | spread starts / job | wall s |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for k in ks:
+        for p in policies:
+            r = by.get((k, p))
+            if r:
+                lines.append(
+                    f"| {k} | {p} | {r['mean_jct_s']:,.0f} | {r['mean_queue_s']:,.0f} | "
+                    f"{r['p95_jct_s']:,.0f} | {r['utilization']:.3f} | "
+                    f"{r['gpu_efficiency']:.3f} | {r['speedup_vs_static']:.3f} | "
+                    f"{r['rescales_per_job']:.2f} | {r['spread_starts_per_job']:.2f} | "
+                    f"{r['wall_s']:.0f} |")
+    lines += ["", "| policy | mean JCT averaged over the workloads run |", "|---|---|"]
+    for p in policies:
+        vals = [by[(k, p)]["mean_jct_s"] for k in ks if (k, p) in by]
+        lines.append(f"| {p} ({len(vals)} workloads) | {statistics.mean(vals):,.0f} |")
+    both = [k for k in ks if (k, "mip") in by and (k, "tiresias") in by]
+    if both:
+        mip = statistics.mean(by[(k, "mip")]["mean_jct_s"] for k in both)
+        tir = statistics.mean(by[(k, "tiresias")]["mean_jct_s"] for k in both)
+        per_job = statistics.mean(by[(k, "mip")]["rescales_per_job"] for k in both)
+        lines += ["", f"Issue 13 targets: MIP / Tiresias **{mip / tir:.2f}** (≤ 0.8); MIP "
+                  f"**{mip:,.0f} s** (≤ 2,751, Pollux's published average); rescales per job "
+                  f"**{per_job:.2f}** (≤ 1.0). The MIP runs the instance defaults of "
+                  "docs/model.md (progress exponent, aging and rescale penalty)."]
+    return [*lines, ""]
 
 
 if __name__ == "__main__":

@@ -13,11 +13,13 @@ from warehouse.connection import DEFAULT_WAREHOUSE
 WAREHOUSE = DEFAULT_WAREHOUSE              # overridden by --warehouse / $ETPLAN_WAREHOUSE
 OUTPUTS = Path("data") / "out"             # Parquet plans, KPIs and reports (DESIGN §8)
 DEMO_LOGS = Path("data") / "demo-logs"     # where `etplan demo` writes its synthetic logs
+PREFECT_HOME = Path(".prefect")            # Prefect's state, per checkout (unless $PREFECT_HOME)
 
 # the operational window: a plan every SLOT_SECONDS, NUM_SLOTS slots ahead
 SLOT_SECONDS = 600.0
 NUM_SLOTS = 6
 SERVE_CRON = "*/10 * * * *"                # the schedule's default: one plan per slot
+SERVE_DEPLOYMENT = "etplan-serve"          # `etplan serve`'s; prefect.yaml's is etplan-pipeline
 RESCALE_SECONDS = DEFAULT_RESCALE_SECONDS
 
 # replays (backtest, sweep, bench): a plan every REPLAY_WINDOW seconds

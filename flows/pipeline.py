@@ -17,7 +17,11 @@ from datetime import datetime
 from pathlib import Path
 
 from prefect import flow, get_run_logger, task
-from prefect.artifacts import create_markdown_artifact, create_table_artifact
+from prefect.artifacts import (
+    create_link_artifact,
+    create_markdown_artifact,
+    create_table_artifact,
+)
 
 from flows import defaults
 from flows.usecases import data, plans, runs
@@ -57,23 +61,42 @@ def generate_task(out: str, jobs: int, seed: int) -> dict:
     return {k: str(v) for k, v in data.generate_logs(Path(out), jobs, seed).items()}
 
 
+def _kpi_cell(key: str, value, ratio) -> str:
+    if value is None:
+        return "-"
+    text = (f"{value:,.3f}" if isinstance(value, float) and abs(value) < 10
+            else f"{value:,.0f}")
+    return text + (f" (×{ratio:.2f} vs greedy)" if ratio is not None else "")
+
+
 def _publish_artifacts(summary: dict, report: Path | None, title: str) -> None:
-    rows = [{"policy": p, **{k: (round(v, 3) if isinstance(v, float) else v)
-                             for k, v in s.items()}}
-            for p, s in summary.get("policies", {}).items()]
+    """The KPI comparison as a table (one row per KPI, one column per policy) and a link to
+    the report."""
+    pols = summary.get("policies", {})
+    ratios = summary.get("ratios_vs_greedy", {})
+    keys = list(dict.fromkeys(k for s in pols.values() for k in s))
+    rows = [{"KPI": k, **{p: _kpi_cell(k, s.get(k), None if p == "greedy"
+                                       else ratios.get(p, {}).get(k))
+                         for p, s in pols.items()}} for k in keys]
     if rows:
         create_table_artifact(table=rows, key="etplan-kpis", description=f"KPIs — {title}")
-    create_markdown_artifact(
-        key="etplan-summary",
-        markdown=f"# {title}\n\n" + "\n".join(
-            f"- **{r['policy']}**: mean JCT {r.get('mean_jct_s')} s, mean queue "
-            f"{r.get('mean_queue_s')} s" for r in rows)
-        + (f"\n\nReport: `{report}`" if report else ""))
+    if report:
+        create_link_artifact(key="etplan-report", link=Path(report).resolve().as_uri(),
+                             link_text=str(report), description=f"Report — {title}")
+
+
+def _publish_plan(result: dict) -> None:
+    """The plan's first slot as a table (job, action, nodes now → next, ETC) and a link to
+    its Parquet file."""
+    create_table_artifact(table=plans.plan_table(result["rows"]), key="etplan-plan",
+                          description=f"Plan: {_planned(result)}")
+    create_link_artifact(key="etplan-plan-parquet", link=Path(result["path"]).resolve().as_uri(),
+                         link_text=result["path"], description="The plan as Parquet")
 
 
 def _planned(result: dict) -> str:
     return (f"{result['jobs']} jobs at {result['at']} with {result['solver']} "
-            f"({result['status']}). Plan: `{result['path']}`")
+            f"({result['status']})")
 
 
 @flow(name="etplan-ingest")
@@ -92,7 +115,7 @@ def plan_window_flow(warehouse: str | None = None, outputs: str = OUTPUTS,
                      policy: str = "mip", time_limit: float = defaults.PLAN_TIME_LIMIT) -> dict:
     result = plan_window_task(warehouse, outputs, run_id or new_run_id(), at, policy,
                               time_limit)
-    create_markdown_artifact(key="etplan-plan", markdown=f"Planned {_planned(result)}")
+    _publish_plan(result)
     return result
 
 
@@ -108,10 +131,12 @@ def pipeline_flow(paths: list[str], warehouse: str | None = None, outputs: str =
     curves = estimate_task(warehouse)
     planned = plan_window_task(warehouse, outputs, run_id or new_run_id(), at, policy,
                                time_limit)
+    _publish_plan(planned)
     create_markdown_artifact(
         key="etplan-pipeline",
-        markdown=f"Ingested {len(ingested)} files ({len(failed)} failed); curves {curves}; "
-                 f"planned {_planned(planned)}")
+        markdown=f"Ingested {len(ingested)} files ({len(failed)} failed); throughput curves: "
+                 + ", ".join(f"{n:,} {k}" for k, n in curves.items() if k != "seconds")
+                 + f"; planned {_planned(planned)}; plan `{planned['path']}`")
     return {"ingested": ingested, "curves": curves, "plan": planned}
 
 
@@ -166,7 +191,10 @@ def demo_flow(data_dir: str = str(defaults.DEMO_LOGS), outputs: str = OUTPUTS,
     summary = runs.demo_backtest(Path(data_dir), kpi_root)
     planned = plan_window_task(warehouse, outputs, run_id, None, "mip",
                                defaults.PLAN_TIME_LIMIT)
+    _publish_plan(planned)
     report = runs.run_report(Path(outputs), run_id, summary, kpi_root, planned.pop("rows"))
     _publish_artifacts(summary, report, f"etplan run {run_id}")
+    create_link_artifact(key="etplan-kpis-parquet", link=kpi_root.resolve().as_uri(),
+                         link_text=str(kpi_root), description="The KPIs as Parquet")
     return {"run_id": run_id, "ingested": ingested, "curves": curves, "summary": summary,
             "plan": planned, "kpis": str(kpi_root), "report": str(report)}

@@ -77,6 +77,9 @@ class ReplayResult:
     # (start, end, nodes in the pool)
     intervals: list[tuple[str, float, float, int]] = field(default_factory=list)
     # (job_id, start, end, nodes): the allocation history
+    unschedulable: list[str] = field(default_factory=list)
+    # jobs that could never fit (their smallest size above the pool); the replay ended
+    # without them
 
     def capacity_node_seconds(self, start: float, end: float) -> float:
         return sum(n * max(0.0, min(b, end) - max(a, start))
@@ -138,12 +141,16 @@ class _Replay:
         self.t = min((j.submit for j in trace.jobs), default=0.0)
         self.open_since: dict[str, tuple[float, int]] = {}
         self.hint: dict[str, list[int]] = {}
+        # jobs whose smallest size is above every capacity of the trace can never run
+        most = max((n for _, n in trace.capacity), default=0)
+        self.result.unschedulable = [j.job_id for j in trace.jobs if j.min_nodes > most]
+        self.waiting = [s for s in self.states if s.job.job_id not in self.result.unschedulable]
 
     def run(self, on_progress: Callable[[float, float], None] | None) -> ReplayResult:
         start_t = self.t
         last_arrival = max((j.submit for j in self.trace.jobs), default=0.0)
         for _ in range(self.cfg.max_windows):
-            active = [s for s in self.states if s.job.submit <= self.t and not s.done]
+            active = [s for s in self.waiting if s.job.submit <= self.t and not s.done]
             if not active:
                 if not self._skip_to_next_arrival():
                     break
@@ -162,7 +169,7 @@ class _Replay:
 
     def _skip_to_next_arrival(self) -> bool:
         """Nothing to run: the clock jumps to the next submission (False when none is left)."""
-        future = [s.job.submit for s in self.states if s.job.submit > self.t]
+        future = [s.job.submit for s in self.waiting if s.job.submit > self.t]
         if not future:
             return False
         t_next = min(future)

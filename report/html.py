@@ -20,7 +20,8 @@ import pyarrow.parquet as pq  # noqa: E402
 from warehouse.outputs import write_text  # noqa: E402
 
 KPI_ROWS = ("completed", "mean_queue_s", "p95_queue_s", "mean_jct_s", "p95_jct_s",
-            "mean_run_s", "makespan_s", "utilization", "efficiency", "rescales",
+            "mean_run_s", "makespan_s", "utilization", "gpu_efficiency", "speedup_vs_static",
+            "rescales", "rescales_per_job",
             "decision_p50_s", "decision_p95_s")
 
 

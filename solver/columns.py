@@ -1,20 +1,23 @@
 """Column generation over whole per-job schedules: a near-optimal plan for the window MIP and a
 valid upper bound on its optimum (a Dantzig–Wolfe view of the same model).
 
-The window MIP couples jobs only through the T capacity rows. Written over schedules — one
-column per (job, node counts for every slot), valued with the model's own objective — it is a
-set-partitioning problem with J "one schedule per job" rows and T capacity rows, whose LP
-relaxation is far tighter than the MIP's own (a basic solution has at most T jobs split between
-schedules). The master LP starts from the warm start's schedules and grows by pricing:
+The window MIP couples jobs only through the T capacity rows (and, with `max_rescales`, the
+churn-budget row). Written over schedules — one column per (job, node counts for every slot),
+valued with the model's own objective (rescale penalty included) and admitted by its rules
+(cooldown included) — it is a set-partitioning problem with J "one schedule per job" rows, T
+capacity rows and the budget row (a schedule uses 1 of it when it resizes a running job in
+slot 0; it gets its own dual β), whose LP relaxation is far tighter than the MIP's own (a basic
+solution has at most T jobs split between schedules). The master LP starts from the warm start's
+schedules and grows by pricing:
 
 1. a pool of simple schedules per job (off, then at most two sizes, then off; the warm start's
    schedule too) is priced with the master's duals, best column per job added, until none
    prices out;
 2. then every schedule the model admits is priced exactly (`_price_exact`: slot by slot, with a
    bound that prunes partial schedules which cannot beat the pool's best). With capacity duals
-   λ ≥ 0, `λ·C + Σ_j max_schedule (value − λ·nodes)` is an upper bound on the MIP's optimum
-   (Lagrangian relaxation of the capacity rows); when exact pricing finds no improving column,
-   the master LP's value is that bound.
+   λ ≥ 0 (and β ≥ 0), `λ·C + β·max_rescales + Σ_j max_schedule (value − λ·nodes − β·rescaled)`
+   is an upper bound on the MIP's optimum (Lagrangian relaxation of the coupling rows); when
+   exact pricing finds no improving column, the master LP's value is that bound.
 
 The integer master (the LP's integral jobs fixed, the few split jobs chosen by HiGHS; the whole
 master when that is infeasible) gives the plan. Every schedule is feasible for the MIP, so the
@@ -78,13 +81,27 @@ class _Jobs:
         self.cur = np.array([j.current_nodes for j in inst.jobs], dtype=np.int64)
         self.free = free                      # may stop before done (released / preemption)
         coef = coefficients(inst)
-        self.coef, self.eps = coef.progress, coef.eps
+        self.coef, self.eps, self.pen = coef.progress, coef.eps, coef.rescale
+        self.cool = np.array([inst.in_cooldown(j) for j in inst.jobs], dtype=bool)
+        self.budget = inst.max_rescales          # None: no churn budget row in the master
         self.pair_job, self.pair_nodes = model.job_of, model.nodes_of
         self.pair_rate = np.array([inst.jobs[j].throughput[n] for j, n in
                                    zip(model.job_of, model.nodes_of, strict=True)], dtype=float)
         top = int(max(self.pair_nodes.max(initial=0), self.cur.max(initial=0)))
         self.rate = np.zeros((self.J, top + 1))
         self.rate[self.pair_job, self.pair_nodes] = self.pair_rate
+
+    def rescaled0(self, N: np.ndarray, job: np.ndarray) -> np.ndarray:
+        """Whether schedule N[i] changes the size of running job[i] in slot 0."""
+        cur = self.cur[job]
+        return (cur > 0) & (N[:, 0] > 0) & (N[:, 0] != cur)
+
+    def usage(self, N: np.ndarray, job: np.ndarray) -> np.ndarray:
+        """Each schedule's use of the master's coupling rows: nodes per slot, then (with a
+        churn budget) 1 for a rescale in slot 0."""
+        if self.budget is None:
+            return N
+        return np.column_stack([N, self.rescaled0(N, job)]).astype(N.dtype)
 
     def value(self, N: np.ndarray, job: np.ndarray, *, idle_ok: bool = False
               ) -> tuple[np.ndarray, np.ndarray]:
@@ -97,6 +114,7 @@ class _Jobs:
         ok = ~(~self.alive[job] & (N.sum(axis=1) > 0))
         fr = self.free[job]
         ok &= ~(self.alive[job] & ~fr & (self.cur[job] > 0) & (N[:, 0] == 0))
+        ok &= ~(self.cool[job] & self.rescaled0(N, job))
         for t in range(self.T):
             n = N[:, t]
             on = n > 0
@@ -105,7 +123,7 @@ class _Jobs:
             done = slot_progress(self.rate[job, n], n, prev, left, self.Rs[job],
                                  self.rho[job], self.delta)
             left = left - done
-            value += self.coef[job, t] * done
+            value += self.coef[job, t] * done - self.pen * ((prev > 0) & on & (n != prev))
             if t < self.T - 1:
                 ok &= ~(on & (N[:, t + 1] == 0) & ~fr & (left > DONE_TOL))
             prev = n
@@ -160,10 +178,11 @@ def _slot_gain_bound(d: _Jobs, mu: np.ndarray) -> np.ndarray:
                            np.zeros((d.J, 1))], axis=1)
 
 
-def _extend(d: _Jobs, s: _Partial, t: int, mu: np.ndarray, counts: np.ndarray,
+def _extend(d: _Jobs, s: _Partial, t: int, mu: np.ndarray, beta: float, counts: np.ndarray,
             first: np.ndarray) -> tuple[_Partial, np.ndarray]:
     """Every one-slot extension of the partial schedules `s` at slot t (off, or each size of
-    its job) that the model admits, valued: the children and each child's parent index."""
+    its job) that the model admits, valued at node prices `mu` and churn-budget price `beta`:
+    the children and each child's parent index."""
     reps = counts[s.job]
     src = np.repeat(np.arange(s.job.size), reps)
     offset = np.arange(src.size) - np.repeat(np.cumsum(reps) - reps, reps)
@@ -178,12 +197,16 @@ def _extend(d: _Jobs, s: _Partial, t: int, mu: np.ndarray, counts: np.ndarray,
     ok = ~(on & (lf <= DONE_TOL))                        # nothing after done
     ok &= ~(~on & running & ~fr)                          # no stop before done
     ok &= ~(on & (pv == 0) & ev & (lf > DONE_TOL) & ~fr)  # no restart after a stop
+    change = (pv > 0) & on & (cn != pv)
     if t == 0:
         ok &= ~(~on & (d.cur[cj] > 0) & ~fr)              # a running job stays on
-    cj, cn, cs, pair, pv, lf, ev, on = (a[ok] for a in (cj, cn, cs, pair, pv, lf, ev, on))
+        ok &= ~(change & d.cool[cj])                      # no resize in its cooldown
+    cj, cn, cs, pair, pv, lf, ev, on, change = (a[ok] for a in (cj, cn, cs, pair, pv, lf, ev, on,
+                                                                change))
     rate = np.where(pair >= 0, d.pair_rate[np.maximum(pair, 0)], 0.0)
     done = slot_progress(rate, cn, pv, lf, d.Rs[cj], d.rho[cj], d.delta)
-    value = s.value[cs] + d.coef[cj, t] * done - mu[t] * cn
+    charge = d.pen + (beta if t == 0 else 0.0)
+    value = s.value[cs] + d.coef[cj, t] * done - mu[t] * cn - charge * change
     return _Partial(cj, cn, lf - done, value, ev | on), cs
 
 
@@ -215,17 +238,20 @@ def _survivors(d: _Jobs, c: _Partial, t: int, complete: np.ndarray, lower: np.nd
 
 def _price_exact(d: _Jobs, lam: np.ndarray, lower: np.ndarray, deadline: float = np.inf
                  ) -> tuple[np.ndarray, np.ndarray] | None:
-    """For each job, the best `value − (λ + ε)·nodes` over every schedule the model admits, and
-    that schedule; None when the search grows past MAX_STATES or runs past `deadline`
-    (perf_counter). Two exact prunes, both resting on objective weights that never grow with
-    the slot (so work still left is worth at most the next slot's weight c):
+    """For each job, the best `value − (λ + ε)·nodes − β·[rescaled in slot 0]` over every
+    schedule the model admits (λ: the capacity duals, then β, the churn budget's, when there is
+    a budget), and that schedule; None when the search grows past MAX_STATES or runs past
+    `deadline` (perf_counter). Two exact prunes, both resting on objective weights that never
+    grow with the slot (so work still left is worth at most the next slot's weight c) and on
+    rescale charges that only lower a value and depend only on the last size:
     - bound: `lower[j]` is a value some admitted schedule reaches; a partial schedule whose
       value plus the most its remaining slots could add stays below it is dropped;
     - dominance: of two partial schedules of a job with the same last size, A with no more work
       left than B and `value_A + c·left_A ≥ value_B + c·left_B` ends at least as well as B
       whatever follows, so B is dropped."""
     J, T = d.J, d.T
-    mu = lam + d.eps
+    mu = lam[:T] + d.eps
+    beta = float(lam[T]) if lam.size > T else 0.0
     tail = _slot_gain_bound(d, mu)
     counts = np.bincount(d.pair_job, minlength=J)
     first = np.concatenate([[0], np.cumsum(counts)[:-1]])
@@ -236,7 +262,7 @@ def _price_exact(d: _Jobs, lam: np.ndarray, lower: np.ndarray, deadline: float =
     s = _Partial(sj, d.cur[sj], np.ones(sj.size), np.zeros(sj.size), d.cur[sj] > 0,
                  np.zeros((sj.size, 0), dtype=np.int64))
     for t in range(T):
-        c, parent = _extend(d, s, t, mu, counts, first)
+        c, parent = _extend(d, s, t, mu, beta, counts, first)
         complete = (c.left <= DONE_TOL) | (t == T - 1)
         if complete.any():
             _record_best(c, parent, s.hist, t, complete, best, best_pat)
@@ -289,26 +315,30 @@ class _Master:
         self.h.addRows(lo.size, lo, hi, 0, np.zeros(0, np.int32), np.zeros(0, np.int32),
                        np.zeros(0))
         self.N: list[np.ndarray] = []
+        self.U: list[np.ndarray] = []          # use of the coupling rows (capacity, budget)
         self.job: list[int] = []
         self.value: list[float] = []
         self._seen: set[tuple[int, ...]] = set()
 
-    def add(self, j: int, sched: np.ndarray, value: float) -> bool:
+    def add(self, j: int, sched: np.ndarray, use: np.ndarray, value: float) -> bool:
+        """Add job j's schedule `sched` with its use of the coupling rows; False if known."""
         key = (int(j), *map(int, sched))
         if key in self._seen:
             return False
         self._seen.add(key)
-        slots = np.nonzero(sched)[0]
-        index = np.concatenate([[j], self.J + slots]).astype(np.int32)
-        vals = np.concatenate([[1.0], sched[slots].astype(float)])
+        rows = np.nonzero(use)[0]
+        index = np.concatenate([[j], self.J + rows]).astype(np.int32)
+        vals = np.concatenate([[1.0], use[rows].astype(float)])
         self.h.addCol(-float(value), 0.0, 1.0, index.size, index, vals)
         self.N.append(np.asarray(sched, dtype=np.int64))
+        self.U.append(np.asarray(use, dtype=np.int64))
         self.job.append(int(j))
         self.value.append(float(value))
         return True
 
     def solve_lp(self) -> tuple[float, np.ndarray, np.ndarray]:
-        """(LP value, capacity duals λ ≥ 0, per-job duals)."""
+        """(LP value, coupling duals λ ≥ 0 (capacity per slot, then the budget's), per-job
+        duals)."""
         self.h.run()
         sol = self.h.getSolution()
         dual = -np.array(sol.row_dual)
@@ -353,8 +383,10 @@ class _Master:
 
 @dataclass
 class _Pool:
-    """The simple schedules of every job (see `_pool`), with each job's block [starts, ends)."""
+    """The simple schedules of every job (see `_pool`) with their use of the coupling rows,
+    and each job's block [starts, ends)."""
     N: np.ndarray
+    U: np.ndarray
     job: np.ndarray
     value: np.ndarray
     starts: np.ndarray
@@ -364,7 +396,11 @@ class _Pool:
     def of(cls, d: _Jobs, start: np.ndarray, start_value: np.ndarray) -> _Pool:
         N, job, value = _pool(d, start, start_value)
         starts = np.searchsorted(job, np.arange(d.J))
-        return cls(N, job, value, starts, np.r_[starts[1:], len(job)])
+        return cls(N, d.usage(N, job), job, value, starts, np.r_[starts[1:], len(job)])
+
+    def add_to(self, master: _Master, k: int) -> bool:
+        """Add pool schedule k to the master."""
+        return master.add(int(self.job[k]), self.N[k], self.U[k], self.value[k])
 
 
 @dataclass
@@ -382,12 +418,12 @@ def _add_from_pool(master: _Master, pool: _Pool, lam: np.ndarray, mu: np.ndarray
                    ) -> tuple[np.ndarray, int]:
     """Add each job's best-pricing pool schedule that prices out; (best reduced value per job,
     columns added)."""
-    reduced = pool.value - pool.N @ lam
+    reduced = pool.value - pool.U @ lam
     best = np.maximum.reduceat(reduced, pool.starts)
     added = 0
     for j in np.nonzero(best - mu > tol)[0]:
         k = pool.starts[j] + int(np.argmax(reduced[pool.starts[j]: pool.ends[j]]))
-        added += master.add(j, pool.N[k], pool.value[k])
+        added += pool.add_to(master, k)
     return best, added
 
 
@@ -395,14 +431,15 @@ def _add_exact(master: _Master, d: _Jobs, exact: tuple[np.ndarray, np.ndarray],
                best: np.ndarray, lam: np.ndarray, mu: np.ndarray, cap: np.ndarray, tol: float
                ) -> tuple[float, int]:
     """Add the exactly priced schedules that price out; (the Lagrangian bound λ·C + Σ_j best,
-    columns added)."""
+    with C the capacities and the budget, columns added)."""
     exact_best, exact_sched = exact
     exact_best = np.maximum(exact_best, best)
     added = 0
     for j in np.nonzero(exact_best - mu > tol)[0]:
-        v, ok = d.value(exact_sched[j: j + 1], np.array([j]))
+        one, who = exact_sched[j: j + 1], np.array([j])
+        v, ok = d.value(one, who)
         if ok[0]:
-            added += master.add(j, exact_sched[j], v[0])
+            added += master.add(j, exact_sched[j], d.usage(one, who)[0], v[0])
     return float(lam @ cap + exact_best.sum()), added
 
 
@@ -441,11 +478,11 @@ def _fixed_master(master: _Master, pool: _Pool, gen: _Generation, objective: flo
     target = max(objective, bound * (1 - gap)) if bound is not None else objective
     margin = gen.lp_value - target if np.isfinite(target) else np.inf
     margin += 1e-9 * max(1.0, abs(gen.lp_value))
-    reduced = pool.value - pool.N @ lam - mu[pool.job]
+    reduced = pool.value - pool.U @ lam - mu[pool.job]
     for k in np.nonzero(reduced >= -margin)[0]:
-        master.add(int(pool.job[k]), pool.N[k], pool.value[k])
+        pool.add_to(master, k)
     m_job = np.array(master.job)
-    m_red = np.array(master.value) - np.array(master.N) @ lam - mu[m_job]
+    m_red = np.array(master.value) - np.array(master.U) @ lam - mu[m_job]
     keep = m_red >= -margin
     start_choice = None
     if chosen is not None:
@@ -482,7 +519,8 @@ def _start_pool(inst: Instance, model: SparseModel, start: np.ndarray, free: set
     for (j, n), smaller in model.dominated.items():   # sizes the model left out
         start[j][start[j] == n] = smaller
     start_value, admitted = d.value(start, np.arange(d.J), idle_ok=True)
-    if not admitted.all():
+    over_budget = d.budget is not None and d.rescaled0(start, np.arange(d.J)).sum() > d.budget
+    if not admitted.all() or over_budget:
         log.info("column generation skipped: the start plan breaks the model's rules")
         return None
     return d, _Pool.of(d, start, start_value)
@@ -500,10 +538,10 @@ def solve(inst: Instance, model: SparseModel, start: np.ndarray, *, free: set[in
     if setup is None:
         return None
     d, pool = setup
-    cap = np.array(inst.capacity, dtype=float)
+    cap = np.array(inst.capacity + ([] if d.budget is None else [d.budget]), dtype=float)
     master = _Master(d.J, cap, threads)
     for j in range(d.J):
-        master.add(j, pool.N[pool.starts[j]], pool.value[pool.starts[j]])   # the start's
+        pool.add_to(master, pool.starts[j])   # the start's
     gen = _generate(master, d, pool, cap, t0, time_limit, max_rounds)
 
     def remaining() -> float:

@@ -7,9 +7,16 @@ import json
 import math
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
+from datetime import datetime
 from typing import Any
 
 DEFAULT_RESCALE_SECONDS = 30.0   # seconds a start or size change costs (DESIGN §3.3 default)
+# the objective's defaults, chosen by the objective trials in the faithful Pollux engine
+# (docs/model.md, "Objective"): progress per unit of work weighted 1/(W^(1−α)·R^α), queued time
+# aged over τ seconds, κ node-slots per slot in which a running job changes size
+DEFAULT_PROGRESS_EXPONENT = 1.5
+DEFAULT_AGING_SECONDS = 900.0
+DEFAULT_RESCALE_PENALTY = 1.0
 
 
 def candidate_sizes(lo: int, hi: int, *extra: int) -> list[int]:
@@ -44,6 +51,7 @@ class Job:
     waiting_seconds: float = 0.0
     rescale_seconds: float = DEFAULT_RESCALE_SECONDS
     allowed_nodes: list[int] | None = None
+    seconds_since_resize: float | None = None   # since its size last changed; None = never
 
     def __post_init__(self) -> None:
         if self.requested_nodes is None:
@@ -66,12 +74,22 @@ class Instance:
     slot_seconds: float = 600.0
     num_slots: int = 6
     discount: float = 0.9
-    aging_seconds: float = 3600.0
+    aging_seconds: float = DEFAULT_AGING_SECONDS
     window_start: str | None = None
+    progress_exponent: float = DEFAULT_PROGRESS_EXPONENT   # α
+    rescale_penalty: float = DEFAULT_RESCALE_PENALTY       # κ
+    max_rescales: int | None = None       # running jobs that may change size in slot 0
+    cooldown_seconds: float | None = None  # a job resized less long ago keeps its size
 
     @property
     def T(self) -> int:  # noqa: N802 - the model's notation
         return self.num_slots
+
+    def in_cooldown(self, job: Job) -> bool:
+        """Whether `job` must keep its current size in slot 0 (DESIGN §4.1)."""
+        return (self.cooldown_seconds is not None and job.current_nodes > 0
+                and job.seconds_since_resize is not None
+                and job.seconds_since_resize < self.cooldown_seconds)
 
     # ---- JSON -----------------------------------------------------------------------------
     @classmethod
@@ -79,7 +97,7 @@ class Instance:
         if not isinstance(data, dict):
             raise InvalidInstance("instance: expected a JSON object")
         known = {"window_start", "slot_seconds", "num_slots", "capacity", "discount",
-                 "aging_seconds", "jobs"}
+                 "aging_seconds", "jobs", *RULE_KEYS}
         unknown = sorted(set(data) - known)
         if unknown:
             raise InvalidInstance(f"instance: unknown key {unknown[0]!r}")
@@ -109,9 +127,9 @@ class Instance:
                    num_slots=num_slots,
                    discount=_num(data.get("discount", 0.9), "instance", "discount",
                                  positive=True),
-                   aging_seconds=_num(data.get("aging_seconds", 3600.0), "instance",
-                                      "aging_seconds", positive=True),
-                   window_start=data.get("window_start"))
+                   aging_seconds=_num(data.get("aging_seconds", DEFAULT_AGING_SECONDS),
+                                      "instance", "aging_seconds", positive=True),
+                   window_start=_window_start(data.get("window_start")), **_rules(data))
         if inst.discount > 1:
             raise InvalidInstance(f"instance: discount must be in (0, 1], got {inst.discount}")
         return inst
@@ -134,9 +152,11 @@ class Instance:
             d = asdict(j)
             d["throughput"] = {str(n): v for n, v in j.throughput.items()}
             jobs.append(d)
+        rules = {k: getattr(self, k) for k in RULE_KEYS}
         return {"window_start": self.window_start, "slot_seconds": self.slot_seconds,
                 "num_slots": self.num_slots, "capacity": cap, "discount": self.discount,
-                "aging_seconds": self.aging_seconds, "jobs": jobs}
+                "aging_seconds": self.aging_seconds,
+                **{k: v for k, v in rules.items() if v is not None}, "jobs": jobs}
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), indent=1)
@@ -160,9 +180,53 @@ def _num(v: Any, where: str, name: str, positive: bool = False, nonneg: bool = F
     return float(v)
 
 
+def _optional(d: dict[str, Any], key: str, where: str) -> float | None:
+    """An optional number ≥ 0 (absent or null: None)."""
+    return None if d.get(key) is None else _num(d[key], where, key, nonneg=True)
+
+
+RULE_KEYS = ("progress_exponent", "rescale_penalty", "max_rescales", "cooldown_seconds")
+
+
+def _rules(data: dict[str, Any]) -> dict[str, Any]:
+    """The objective's knobs and the churn budget (DESIGN §3.3, §4.1) of an instance object."""
+    w = "instance"
+    alpha = _num(data.get("progress_exponent", DEFAULT_PROGRESS_EXPONENT), w,
+                 "progress_exponent", nonneg=True)
+    if alpha > 4:
+        raise InvalidInstance(f"{w}: progress_exponent must be in [0, 4], got {alpha}")
+    budget = data.get("max_rescales")
+    return {"progress_exponent": alpha,
+            "rescale_penalty": _num(data.get("rescale_penalty", DEFAULT_RESCALE_PENALTY), w,
+                                    "rescale_penalty", nonneg=True),
+            "max_rescales": None if budget is None else _int(budget, w, "max_rescales", low=0),
+            "cooldown_seconds": _optional(data, "cooldown_seconds", w)}
+
+
+def _check_sizes(w: str, requested: int, current: int, allowed: list[int]) -> None:
+    """The requested size and a running job's size must be sizes the job may take."""
+    if requested not in allowed:
+        raise InvalidInstance(f"{w}: requested_nodes {requested} is not an allowed node count "
+                              f"(allowed_nodes {allowed}); add it or change requested_nodes")
+    if current > 0 and current not in allowed:
+        raise InvalidInstance(f"{w}: current_nodes {current} is not an allowed node count")
+
+
+def _window_start(value: Any) -> str | None:
+    """An ISO 8601 time (or absent): "yesterday" is not a window start."""
+    if value is None:
+        return None
+    try:
+        datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+    except ValueError:
+        raise InvalidInstance(f"instance: window_start {value!r} is not an ISO 8601 time "
+                              "such as 2026-12-02T10:00:00Z") from None
+    return str(value)
+
+
 JOB_KEYS = {"job_id", "min_nodes", "max_nodes", "requested_nodes", "current_nodes",
             "remaining_work", "total_work", "weight", "waiting_seconds", "rescale_seconds",
-            "throughput", "allowed_nodes"}
+            "throughput", "allowed_nodes", "seconds_since_resize"}
 
 
 def _job(d: Any, i: int) -> Job:
@@ -213,8 +277,7 @@ def _job(d: Any, i: int) -> Job:
     missing = [n for n in allowed if n not in tp]
     if missing:
         raise InvalidInstance(f"{w}: no throughput for allowed node count {missing[0]}")
-    if cur > 0 and cur not in allowed:
-        raise InvalidInstance(f"{w}: current_nodes {cur} is not an allowed node count")
+    _check_sizes(w, req, cur, allowed)
     return Job(job_id=jid, min_nodes=lo, max_nodes=hi, requested_nodes=req, current_nodes=cur,
                remaining_work=rem, total_work=tot,
                weight=_num(d.get("weight", 1.0), w, "weight", positive=True),
@@ -222,15 +285,17 @@ def _job(d: Any, i: int) -> Job:
                                     nonneg=True),
                rescale_seconds=_num(d.get("rescale_seconds", DEFAULT_RESCALE_SECONDS), w,
                                     "rescale_seconds", nonneg=True),
-               throughput=tp, allowed_nodes=allowed)
+               throughput=tp, allowed_nodes=allowed,
+               seconds_since_resize=_optional(d, "seconds_since_resize", w))
 
 
 def job_from_state(state: Mapping[str, Any], curve: Mapping[int, float], *,
                    rescale_seconds: float = DEFAULT_RESCALE_SECONDS) -> Job:
     """The solver `Job` for one job's state at a window (keys job_id, min_nodes, max_nodes,
-    requested_nodes, current_nodes, remaining_work, total_work, weight, waiting_seconds) and its
-    estimated throughput curve {nodes: samples/s}. It is offered the candidate sizes of its
-    range (plus its requested and current size) that the curve covers with a positive rate."""
+    requested_nodes, current_nodes, remaining_work, total_work, weight, waiting_seconds;
+    optional seconds_since_resize) and its estimated throughput curve {nodes: samples/s}. It is
+    offered the candidate sizes of its range (plus its requested and current size) that the
+    curve covers with a positive rate."""
     lo, hi = state["min_nodes"], state["max_nodes"]
     allowed = [n for n in candidate_sizes(lo, hi, state["requested_nodes"],
                                           state["current_nodes"])
@@ -240,4 +305,4 @@ def job_from_state(state: Mapping[str, Any], curve: Mapping[int, float], *,
                remaining_work=state["remaining_work"], total_work=state["total_work"],
                weight=state["weight"], waiting_seconds=float(state["waiting_seconds"]),
                rescale_seconds=rescale_seconds, throughput={n: curve[n] for n in allowed},
-               allowed_nodes=allowed)
+               allowed_nodes=allowed, seconds_since_resize=state.get("seconds_since_resize"))

@@ -8,10 +8,12 @@ X = E·T):
     x[e, t]    at  e·T + t              binary: job_of[e] runs on nodes_of[e] nodes in slot t
     stay[e, t] at  X + e·T + t          continuous [0, 1]: it kept that size from slot t−1
     p̃[j, t]    at  2X + j·T + t         continuous [0, 1]: share of R_j done in slot t
+    chg[k]     at  2X + J·T + k         continuous [0, 1]: job chg_job[k] changes size in slot
+                                        chg_slot[k] (only with a rescale penalty κ > 0)
 Rows are lo ≤ A·v ≤ hi; the objective is maximised. `build` assembles the model from named
 blocks: the columns (`_pairs`, `_Layout`), one function per row block of §4 (capacity, one size,
-progress, stay ≤ x, stay ≤ x the slot before, work left, no preemption), then the objective and
-the column bounds.
+progress, stay ≤ x, stay ≤ x the slot before, work left, no preemption, rescale indicators,
+churn budget), then the objective and the column bounds (which also hold the cooldown).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from solver.instance import Instance
-from solver.objective import coefficients, progress_fractions
+from solver.objective import coefficients, progress_fractions, rescales
 
 
 @dataclass
@@ -42,6 +44,8 @@ class SparseModel:
     build_seconds: float = 0.0
     dominated: dict[tuple[int, int], int] = field(default_factory=dict)
     # (job, size) left out -> the smaller allowed size that is at least as fast
+    chg_job: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    chg_slot: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
 
     @property
     def num_vars(self) -> int:
@@ -79,7 +83,9 @@ class SparseModel:
         cur = np.array([inst.jobs[j].current_nodes for j in self.job_of])
         prev = np.concatenate([(cur == self.nodes_of)[:, None].astype(float), x[:, :-1]], axis=1)
         v[E * T: 2 * E * T] = np.minimum(x, prev).ravel()
-        v[2 * E * T:] = progress_fractions(inst, nodes).ravel()
+        p0 = 2 * E * T + self.J * T
+        v[2 * E * T: p0] = progress_fractions(inst, nodes).ravel()
+        v[p0:] = rescales(inst, nodes)[self.chg_job, self.chg_slot]
         return v
 
 
@@ -105,7 +111,7 @@ def _pairs(inst: Instance) -> tuple[list[int], list[int], list[float], dict[tupl
 
 
 class _Layout:
-    """The columns (x, stay, p̃) and the per-job data the row blocks read."""
+    """The columns (x, stay, p̃, chg) and the per-job data the row blocks read."""
 
     def __init__(self, inst: Instance, released: set[str], preemption: bool):
         pairs_j, pairs_n, pairs_f, self.dominated = _pairs(inst)
@@ -116,7 +122,6 @@ class _Layout:
         self.f = np.array(pairs_f, dtype=float)
         self.E = self.job_of.size
         self.X = self.E * self.T
-        self.n_var = 2 * self.X + self.J * self.T
         self.R = np.array([job.remaining_work for job in inst.jobs], dtype=float)
         self.rho = np.array([min(job.rescale_seconds, delta) for job in inst.jobs], dtype=float)
         self.cur = np.array([job.current_nodes for job in inst.jobs], dtype=np.int64)
@@ -128,6 +133,20 @@ class _Layout:
         self.t_all = np.tile(np.arange(self.T), self.E)
         self.x_idx = self.e_all * self.T + self.t_all
         self.s_idx = self.X + self.x_idx
+        self.coef = coefficients(inst)
+        self.P = 2 * self.X + self.J * self.T      # the first chg column
+        self.chg_job, self.chg_slot = self._rescale_slots()
+        self.n_var = self.P + self.chg_job.size
+
+    def _rescale_slots(self) -> tuple[np.ndarray, np.ndarray]:
+        """(job, slot) of the rescale indicators: with κ > 0, every slot of a job that has more
+        than one size, but slot 0 only for a running job (a start is not a rescale)."""
+        sizes = np.bincount(self.job_of, minlength=self.J)
+        slots = np.zeros((self.J, self.T), dtype=bool)
+        if self.coef.rescale > 0:
+            slots[(sizes > 1) & self.alive] = True
+            slots[:, 0] &= self.cur > 0
+        return np.nonzero(slots)
 
 
 class _Rows:
@@ -270,30 +289,67 @@ def _cumulative_progress(rows: _Rows, d: _Layout, jobs_np: np.ndarray, rank: np.
                  -np.ones(jj_a.size))
 
 
+def _rescale_rows(rows: _Rows, d: _Layout, inst: Instance) -> None:
+    """8. rescale indicators (κ > 0): Σ_n x[j,n,t] + Σ_n x[j,n,t−1] − Σ_n stay[j,n,t] − chg ≤ 1
+    (at t = 0, for a running job: Σ_n x[j,n,0] − Σ_n stay[j,n,0] − chg ≤ 0), so chg is 1
+    exactly when a job that ran in t−1 runs on another size in t."""
+    K = d.chg_job.size
+    if K == 0:
+        return
+    k_of = -np.ones((d.J, d.T), dtype=np.int64)
+    k_of[d.chg_job, d.chg_slot] = np.arange(K)
+    k = k_of[d.job_of[d.e_all], d.t_all]
+    sel = k >= 0
+    rows.add(rows.n + k[sel], d.x_idx[sel], np.ones(sel.sum()))
+    rows.add(rows.n + k[sel], d.s_idx[sel], -np.ones(sel.sum()))
+    k_next = np.where(d.t_all < d.T - 1,
+                      k_of[d.job_of[d.e_all], np.minimum(d.t_all + 1, d.T - 1)], -1)
+    sel = k_next >= 0
+    rows.add(rows.n + k_next[sel], d.x_idx[sel], np.ones(sel.sum()))
+    rows.add(rows.n + np.arange(K), d.P + np.arange(K), -np.ones(K))
+    rows.close(np.full(K, -np.inf), np.where(d.chg_slot > 0, 1.0, 0.0))
+
+
+def _budget_rows(rows: _Rows, d: _Layout, inst: Instance) -> None:
+    """9. churn budget (DESIGN §4.1): Σ over running jobs of Σ_n (x[j,n,0] − stay[j,n,0]) ≤
+    max_rescales; a running job on its current size may stay, so its term is 1 exactly when it
+    runs on another size (a stop is not a rescale)."""
+    if inst.max_rescales is None:
+        return
+    sel = (d.t_all == 0) & (d.cur[d.job_of[d.e_all]] > 0) & d.alive[d.job_of[d.e_all]]
+    rows.add(np.full(sel.sum(), rows.n), d.x_idx[sel], np.ones(sel.sum()))
+    rows.add(np.full(sel.sum(), rows.n), d.s_idx[sel], -np.ones(sel.sum()))
+    rows.close(np.array([-np.inf]), np.array([float(inst.max_rescales)]))
+
+
 ROW_BLOCKS = (_capacity_rows, _one_size_rows, _progress_rows, _stay_rows, _stay_before_rows,
-              _work_rows, _no_preemption_rows)
+              _work_rows, _no_preemption_rows, _rescale_rows, _budget_rows)
 
 
-def _objective(d: _Layout, inst: Instance) -> np.ndarray:
-    """Progress weights on p̃, and the idle tie-break −ε·n on every x."""
-    coef = coefficients(inst)
+def _objective(d: _Layout) -> np.ndarray:
+    """Progress weights on p̃, the idle tie-break −ε·n on every x and −κ·(node-slot value) on
+    every rescale indicator."""
     c = np.zeros(d.n_var)
-    c[:d.X] = -coef.eps * d.nodes_of[d.e_all]
-    c[2 * d.X:] = coef.progress.ravel()
+    c[:d.X] = -d.coef.eps * d.nodes_of[d.e_all]
+    c[2 * d.X: d.P] = d.coef.progress.ravel()
+    c[d.P:] = -d.coef.rescale
     return c
 
 
-def _column_bounds(d: _Layout) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _column_bounds(d: _Layout, inst: Instance) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(lower, upper, integer) per column: a finished job gets no nodes and no progress; stay
-    at t = 0 only for the job's current size; x is binary."""
+    at t = 0 only for the job's current size; a job in its cooldown runs on no other size in
+    slot 0; x is binary."""
     X, e_all = d.X, d.e_all
     col_lo = np.zeros(d.n_var)
     col_hi = np.ones(d.n_var)
     col_hi[:X][~d.alive[d.job_of[e_all]]] = 0.0
     stay0 = (d.t_all == 0)
-    col_hi[X:2 * X][stay0] = (d.nodes_of[e_all[stay0]] == d.cur[d.job_of[e_all[stay0]]]
-                              ).astype(float)
-    col_hi[2 * X:][~np.repeat(d.alive, d.T)] = 0.0
+    at_cur = d.nodes_of[e_all] == d.cur[d.job_of[e_all]]
+    col_hi[X:2 * X][stay0] = at_cur[stay0].astype(float)
+    cooling = np.array([inst.in_cooldown(job) for job in inst.jobs], dtype=bool)
+    col_hi[:X][stay0 & cooling[d.job_of[e_all]] & ~at_cur] = 0.0
+    col_hi[2 * X: d.P][~np.repeat(d.alive, d.T)] = 0.0
     integer = np.zeros(d.n_var, dtype=bool)
     integer[:X] = True
     return col_lo, col_hi, integer
@@ -307,9 +363,10 @@ def build(inst: Instance, *, released: set[str] | None = None,
     rows = _Rows()
     for block in ROW_BLOCKS:
         block(rows, d, inst)
-    col_lo, col_hi, integer = _column_bounds(d)
-    return SparseModel(c=_objective(d, inst), A=rows.matrix(d.n_var),
+    col_lo, col_hi, integer = _column_bounds(d, inst)
+    return SparseModel(c=_objective(d), A=rows.matrix(d.n_var),
                        row_lo=np.concatenate(rows.lo), row_hi=np.concatenate(rows.hi),
                        col_lo=col_lo, col_hi=col_hi, integer=integer, job_of=d.job_of,
                        nodes_of=d.nodes_of, J=d.J, T=d.T,
-                       build_seconds=time.perf_counter() - t0, dominated=d.dominated)
+                       build_seconds=time.perf_counter() - t0, dominated=d.dominated,
+                       chg_job=d.chg_job, chg_slot=d.chg_slot)

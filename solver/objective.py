@@ -23,19 +23,41 @@ DONE_TOL = 1e-6
 class Coefficients:
     progress: np.ndarray   # [J, T] objective weight of one unit of p̃ = p / R_j
     eps: float             # penalty per node-slot
+    rescale: float = 0.0   # penalty per slot in which a running job changes size (κ node-slots)
 
 
 def coefficients(inst: Instance) -> Coefficients:
+    """The objective's weights (DESIGN §4): a unit of work p of job j in slot t is worth
+    w_j (1 + q_j/τ) γ^t / (W_j^(1−α) R_j^α), so per p̃ = p/R_j the weight is
+    w_j (1 + q_j/τ) γ^t (R_j/W_j)^(1−α) (α = 0: share of total work; α = 1: share of remaining
+    work). A rescale costs κ node-slots, a node-slot being worth the median over jobs of one
+    node's slot-0 progress value at the job's smallest size."""
     J, T = len(inst.jobs), inst.T
     coef = np.zeros((J, T))
     disc = inst.discount ** np.arange(T)
+    one_node = []
     for j, job in enumerate(inst.jobs):
         if job.remaining_work > 0:
             aging = 1.0 + job.waiting_seconds / inst.aging_seconds
-            coef[j] = job.weight * aging * disc * job.remaining_work / job.total_work
+            share = (job.remaining_work / job.total_work) ** (1.0 - inst.progress_exponent)
+            coef[j] = job.weight * aging * disc * share
+            if job.allowed:
+                n = job.allowed[0]
+                one_node.append(coef[j, 0] * job.rate(n) * inst.slot_seconds
+                                / job.remaining_work / n)
     positive = coef[coef > 0]
     eps = EPS_SHARE * float(positive.min()) if positive.size else EPS_SHARE
-    return Coefficients(coef, eps)
+    rescale = inst.rescale_penalty * float(np.median(one_node)) if one_node else 0.0
+    return Coefficients(coef, eps, rescale)
+
+
+def rescales(inst: Instance, nodes: np.ndarray) -> np.ndarray:
+    """[J, T]: 1 where a job that ran in the slot before (for t = 0: its current size) runs on
+    another size; a start from 0 and a stop are not rescales."""
+    nodes = np.asarray(nodes, dtype=int)
+    cur = np.array([job.current_nodes for job in inst.jobs], dtype=int).reshape(-1, 1)
+    prev = np.concatenate([cur, nodes[:, :-1]], axis=1)
+    return (prev > 0) & (nodes > 0) & (nodes != prev)
 
 
 def slot_progress(rate: np.ndarray, nodes: np.ndarray, prev: np.ndarray, left: np.ndarray,
@@ -74,13 +96,27 @@ def progress_fractions(inst: Instance, nodes: np.ndarray) -> np.ndarray:
 def score(inst: Instance, nodes: np.ndarray) -> float:
     c = coefficients(inst)
     p = progress_fractions(inst, nodes)
-    return float((c.progress * p).sum() - c.eps * nodes.sum())
+    return float((c.progress * p).sum() - c.eps * nodes.sum()
+                 - c.rescale * rescales(inst, nodes).sum())
+
+
+def churn_violations(inst: Instance, nodes: np.ndarray) -> list[str]:
+    """How `nodes` breaks the churn budget of DESIGN §4.1 (cooldown, `max_rescales`)."""
+    out = []
+    changed = rescales(inst, nodes)[:, 0] if len(inst.jobs) else np.zeros(0, dtype=bool)
+    for j, job in enumerate(inst.jobs):
+        if changed[j] and inst.in_cooldown(job):
+            out.append(f"job {job.job_id}: resized in slot 0 during its cooldown")
+    if inst.max_rescales is not None and changed.sum() > inst.max_rescales:
+        out.append(f"slot 0: {int(changed.sum())} running jobs change size > max_rescales "
+                   f"{inst.max_rescales}")
+    return out
 
 
 def violations(inst: Instance, nodes: np.ndarray, *, preemptible: set[str] | None = None
                ) -> list[str]:
     """Every way `nodes` breaks the model's constraints (empty list = feasible)."""
-    out = []
+    out = churn_violations(inst, nodes)
     preemptible = preemptible or set()
     J, T = nodes.shape
     used = nodes.sum(axis=0)

@@ -57,7 +57,10 @@ def _job_rows(job_id: str, submit: datetime, model: str, batch: int, replicas: i
                 "nodes": req, "throughput": round(curve[req] * (1 + noise[k]), 4),
                 "machines": packed_nodes(req)}
                for k in range(SAMPLES_PER_JOB)]
-    truth = {"model": model, "batch_size": batch,
+    # model, batch, the raw request and where the profiles are: what the faithful replay reads
+    truth = {"model": model, "batch_size": batch, "requested_gpus": replicas,
+             "submit": _ts(submit),
+             "profiles": str(traces.resolve()),
              "throughput": {str(n): round(v, 6) for n, v in curve.items()}}
     return event, samples, truth
 

@@ -148,3 +148,50 @@ def total_work(traces: Path, model: str, batch_size: int) -> float:
     bs = np.log([b for b, _ in table])
     ws = np.array([w for _, w in table])
     return float(np.interp(math.log(batch_size), bs, ws))
+
+
+@dataclass(frozen=True)
+class RawProfile:
+    """One model's measured files as plain rows (numbers as floats), for the faithful replay:
+    placements.csv and scalability.csv rows, and the validation-<B>.csv columns per batch B."""
+    model: str
+    placements: tuple[dict, ...]
+    scalability: tuple[dict, ...]
+    validation: dict[int, dict[str, tuple[float, ...]]]
+
+
+def _rows(path: Path) -> tuple[dict, ...]:
+    with path.open() as fh:
+        return tuple({k: (v if k == "placement" else float(v)) for k, v in row.items()}
+                     for row in csv.DictReader(fh))
+
+
+@cache
+def load_raw_profile(traces: Path, model: str) -> RawProfile:
+    validation = {}
+    for f in sorted((traces / model).glob("validation-*.csv")):
+        rows = _rows(f)
+        validation[int(f.stem.split("-")[1])] = {k: tuple(r[k] for r in rows) for k in rows[0]}
+    return RawProfile(model, _rows(traces / model / "placements.csv"),
+                      _rows(traces / model / "scalability.csv"), dict(sorted(validation.items())))
+
+
+def read_pollux_jobs(truth: Path) -> tuple[list[dict], Path | None]:
+    """The jobs of an imported Pollux (or Philly) truth.json as plain rows (job_id, submit in
+    seconds from the start, model, requested_gpus, batch_size) and the profiles folder they
+    name; ([], None) when the file does not come from these importers."""
+    import json
+    from datetime import datetime
+
+    doc = json.loads(truth.read_text())
+    start = datetime.fromisoformat(doc["start"].replace("Z", "+00:00")).timestamp()
+    rows, folders = [], set()
+    for job_id, j in doc["jobs"].items():
+        if not {"model", "batch_size", "requested_gpus", "profiles", "submit"} <= set(j):
+            return [], None
+        folders.add(j["profiles"])
+        rows.append({"job_id": job_id, "model": j["model"], "batch_size": int(j["batch_size"]),
+                     "requested_gpus": int(j["requested_gpus"]),
+                     "submit": datetime.fromisoformat(j["submit"].replace("Z", "+00:00"))
+                     .timestamp() - start})
+    return rows, Path(folders.pop()) if len(folders) == 1 else None

@@ -3,11 +3,18 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
 
-from warehouse.connection import connect
+# Prefect's state for this test session only (never ~/.prefect nor the project's .prefect/);
+# set before anything imports Prefect, and inherited by every `etplan` the tests run
+os.environ["PREFECT_HOME"] = tempfile.mkdtemp(prefix="etplan-prefect-home-")
+os.environ["PREFECT_SERVER_ANALYTICS_ENABLED"] = "false"
+os.environ.pop("PREFECT_API_URL", None)
+
+from warehouse.connection import connect  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED_DATA = REPO.parent / "shared" / "data"

@@ -128,9 +128,88 @@ def test_plan_window_then_show_and_query_the_plan(tmp_path):
     assert json.loads(n.stdout) == [{"n": 6}]
 
 
-def test_backtest_refuses_unknown_policies_in_one_line(tmp_path):
-    r = run_cli("backtest", "--logs", str(tmp_path), "--out", str(tmp_path / "bt"),
-                "--policies", "mip,nope")
+def test_backtest_refuses_unknown_policies_as_a_usage_error(tmp_path):
+    for args in (["--policies", "mip,nope"], ["--policies", "mip", "--policies", "nope"]):
+        r = run_cli("backtest", "--logs", str(tmp_path), "--out", str(tmp_path / "bt"), *args)
+        assert r.returncode == 2
+        assert ("unknown policy 'nope'; use mip, greedy, fifo, optimus, tiresias, "
+                "optimus-oracle") in " ".join(r.stderr.split())
+        assert "Traceback" not in r.stderr
+
+
+def test_at_80_columns_and_in_a_pipe_no_path_is_broken(tmp_path):
+    import re
+    from pathlib import Path
+
+    deep = tmp_path / "a-rather-long-folder-name-for-the-logs" / "and-one-more-level-of-it"
+    wh, outputs, logs = str(deep / "w.duckdb"), str(deep / "out"), deep / "logs"
+    narrow = {"COLUMNS": "80"}
+    runs = [run_cli("generate", "--jobs", "40", "--seed", "3", "--out", str(logs),
+                    "--format", "mixed", "--bad-rows", "0.05", env=narrow),
+            run_cli("ingest", str(logs), "--warehouse", wh, env=narrow),
+            run_cli("ingest", str(logs), "--warehouse", wh, env=narrow),
+            run_cli("estimate", "--warehouse", wh, env=narrow),
+            run_cli("plan", "window", "--time-limit", "1", "--outputs", outputs,
+                    "--warehouse", wh, env=narrow),
+            run_cli("plan", "show", "--outputs", outputs, env=narrow),
+            run_cli("sql", "SELECT * FROM rejected_rows", "--warehouse", wh, env=narrow),
+            run_cli("sql", "SELECT * FROM jobs LIMIT 3", "--warehouse", wh, env=narrow)]
+    head = str(tmp_path)[:12]
+    for r in runs:
+        assert r.returncode == 0, r.args[1:3] + [r.stderr]
+        for line in (r.stdout + r.stderr).splitlines():
+            if head in line:   # a path starts here: it is whole and names what exists
+                assert str(tmp_path) in line, line
+                for p in re.findall(re.escape(str(tmp_path)) + r"[^\s;,)'\"]*", line):
+                    assert Path(p).exists() or Path(p).parent.exists(), line
+    sql = runs[-1].stdout.splitlines()
+    assert sql[0].startswith("-[ row 1 ]")   # 14 columns do not fit: one block per row
+    assert any(re.fullmatch(r"total_work\s+\| [\d,]+", line) for line in sql)
+
+
+def test_commands_that_read_state_never_create_an_empty_warehouse(tmp_path):
+    missing = tmp_path / "none.duckdb"
+    for cmd in (["plan", "window"], ["estimate"]):
+        r = run_cli(*cmd, "--warehouse", str(missing))
+        assert r.returncode == 1
+        assert r.stderr.strip().splitlines() == [
+            f"error: {missing}: no warehouse here yet; run `etplan ingest` first "
+            "or pass --warehouse PATH"]
+        assert not missing.exists()
+    empty = tmp_path / "empty.duckdb"
+    from warehouse.connection import connect
+
+    connect(empty).close()
+    r = run_cli("estimate", "--warehouse", str(empty))
     assert r.returncode == 1
     assert r.stderr.strip().splitlines() == [
-        "error: --policies mip,nope: unknown policy 'nope'; use mip, greedy, fifo, optimus"]
+        f"error: {empty}: no jobs to estimate; run `etplan ingest` first"]
+
+
+def test_every_option_has_help():
+    import click
+    import typer.main
+
+    from flows.cli import app
+
+    def commands(group, prefix=""):
+        for name, cmd in group.commands.items():
+            if isinstance(cmd, click.Group):
+                yield from commands(cmd, f"{prefix}{name} ")
+            else:
+                yield prefix + name, cmd
+
+    missing = [f"{name} {p.opts[0]}" for name, cmd in commands(typer.main.get_command(app))
+               for p in cmd.params if isinstance(p, click.Option) and not p.help]
+    assert missing == []
+
+
+def test_serve_uses_the_configured_prefect_api(monkeypatch, tmp_path):
+    from flows.cli import server
+
+    monkeypatch.setenv("PREFECT_API_URL", "http://127.0.0.1:9/api")
+    monkeypatch.setattr(server, "local_server", None)   # would fail if called
+    said = []
+    with server.prefect_api(tmp_path, said.append) as api:
+        assert api == "http://127.0.0.1:9/api"
+    assert said == ["Prefect API: http://127.0.0.1:9/api (PREFECT_API_URL)"]

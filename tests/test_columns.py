@@ -17,29 +17,48 @@ from solver.model import build
 from solver.objective import score, violations
 from solver.policies import Settings, plan
 from solver.policies.greedy import greedy
+from solver.policies.horizon import hold
 from solver.policies.optimus import optimus
 
 
 def brute_force_best(d: columns._Jobs, lam: np.ndarray) -> np.ndarray:
-    """max over every node sequence the model admits of value − (λ + ε)·nodes, per job."""
+    """max over every node sequence the model admits of value − (λ + ε)·nodes − β·[rescaled
+    in slot 0], per job (λ: one price per slot, then β when there is a churn budget)."""
     out = np.zeros(d.J)
     for j in range(d.J):
         sizes = [0, *d.pair_nodes[d.pair_job == j].tolist()]
         seqs = np.array(list(itertools.product(sizes, repeat=d.T)), dtype=np.int64)
         value, ok = d.value(seqs, np.full(len(seqs), j))
-        reduced = value - seqs @ lam
+        reduced = value - d.usage(seqs, np.full(len(seqs), j)) @ lam
         out[j] = reduced[ok].max() if ok.any() else -np.inf
     return out
 
 
+def with_churn_rules(inst: Instance, seed: int) -> Instance:
+    """κ in {0, 1, 3}, α in {0, 1.5}, a churn budget on odd seeds, every third job in a
+    cooldown."""
+    inst.rescale_penalty = (0.0, 1.0, 3.0)[seed % 3]
+    inst.progress_exponent = (0.0, 1.5)[seed % 2]
+    inst.max_rescales = 1 if seed % 2 else None
+    inst.cooldown_seconds = 600.0
+    for k, job in enumerate(inst.jobs):
+        job.seconds_since_resize = 60.0 if k % 3 == seed % 3 else None
+    return inst
+
+
 @pytest.mark.parametrize("seed", range(12))
 @pytest.mark.parametrize("free", [False, True])
-def test_exact_pricing_finds_the_best_schedule_of_every_job(seed, free):
+@pytest.mark.parametrize("rules", [False, True])
+def test_exact_pricing_finds_the_best_schedule_of_every_job(seed, free, rules):
     inst = random_instance(8, num_slots=3 + seed % 3, seed=seed, max_allowed=4)
+    if rules:
+        inst = with_churn_rules(inst, seed)
     model = build(inst, preemption=free)
     d = columns._Jobs(inst, model, np.full(len(inst.jobs), free))
     rng = np.random.default_rng(seed)
     lam = rng.uniform(0, 0.02, size=inst.T) * (seed % 4)      # λ = 0 included
+    if inst.max_rescales is not None:
+        lam = np.r_[lam, rng.uniform(0, 0.05)]                 # the churn budget's price β
     expected = brute_force_best(d, lam)
     # prune against a poor known value (the all-off schedule where that is admitted)
     lower = np.full(d.J, -np.inf)
@@ -47,15 +66,21 @@ def test_exact_pricing_finds_the_best_schedule_of_every_job(seed, free):
     assert best == pytest.approx(expected, rel=1e-9, abs=1e-12)
     value, ok = d.value(sched, np.arange(d.J))
     assert ok[d.alive].all()
-    assert (value - sched @ lam)[d.alive] == pytest.approx(best[d.alive], rel=1e-9, abs=1e-12)
+    assert (value - d.usage(sched, np.arange(d.J)) @ lam)[d.alive] == pytest.approx(
+        best[d.alive], rel=1e-9, abs=1e-12)
 
 
-@pytest.mark.parametrize("seed", range(8))
-def test_column_bound_is_above_the_optimum_and_its_plan_below(seed):
+@pytest.mark.parametrize("seed, rules", [(seed, False) for seed in range(8)]
+                         + [(seed, True) for seed in (0, 2, 3, 6)])
+def test_column_bound_is_above_the_optimum_and_its_plan_below(seed, rules):
     inst = random_instance(10 + 2 * seed, num_slots=4 + seed % 3, seed=100 + seed)
+    if rules:
+        inst = with_churn_rules(inst, seed)
     model = build(inst)
     optimum = plan(inst, "mip", Settings(solver="highs", gap=1e-7, time_limit=60)).objective
     start = greedy(inst)
+    if violations(inst, start):   # greedy knows no churn rules: start from resizing nobody
+        start = hold(inst, [job.current_nodes for job in inst.jobs])
     result = columns.solve(inst, model, start, free=set(), time_limit=10, gap=1e-9)
     assert result is not None and result.bound is not None
     assert result.bound >= optimum - 1e-9 * abs(optimum)

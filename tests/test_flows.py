@@ -4,9 +4,15 @@ from __future__ import annotations
 
 import base64
 import io
+import os
 import re
 import shutil
+import signal
 import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
 
 import duckdb
 import pytest
@@ -15,12 +21,8 @@ from sources.synthetic import write_logs
 
 
 @pytest.fixture(scope="session")
-def prefect_harness(tmp_path_factory):
-    import os
-
-    home = tmp_path_factory.mktemp("prefect-home")
-    os.environ["PREFECT_HOME"] = str(home)
-    os.environ["PREFECT_SERVER_ANALYTICS_ENABLED"] = "false"
+def prefect_harness():
+    # conftest.py has set a temporary PREFECT_HOME
     from prefect.testing.utilities import prefect_test_harness
 
     with prefect_test_harness(server_startup_timeout=120):
@@ -56,6 +58,19 @@ def test_pipeline_flow_twice_same_run_id_same_rows(prefect_harness, tmp_path):
                       "LIMIT 1").columns
     assert {"run_id", "window_start", "job_id", "slot", "nodes", "action",
             "etc_seconds"} <= set(cols)
+    # artifacts a person reads: the plan as a table, a link to its Parquet file
+    import json
+
+    from prefect.artifacts import Artifact
+
+    plan = Artifact.get("etplan-plan")
+    assert plan.type == "table"
+    table = json.loads(plan.data)
+    assert len(table) == first["plan"]["jobs"]
+    assert set(table[0]) == {"job", "action", "nodes now → next", "ETC", "saved vs static"}
+    assert re.fullmatch(r"\d+ → \d+", table[0]["nodes now → next"])
+    link = Artifact.get("etplan-plan-parquet")
+    assert link.data.endswith(f"({(folder / 'part-0.parquet').resolve().as_uri()})")
 
 
 def test_killed_writer_leaves_no_partial_file(tmp_path, monkeypatch):
@@ -88,6 +103,14 @@ def test_report_renders_with_every_chart(prefect_harness, tmp_path):
     summary = backtest_flow(str(logs), ["mip", "greedy", "fifo"], str(out), window=600,
                             time_limit=5)
     assert (out / "report.html").stat().st_size > 0
+    import json
+
+    from prefect.artifacts import Artifact
+
+    kpis = json.loads(Artifact.get("etplan-kpis").data)
+    assert set(kpis[0]) == {"KPI", "mip", "greedy", "fifo"}
+    assert "vs greedy" in next(r for r in kpis if r["KPI"] == "mean_jct_s")["mip"]
+    assert Artifact.get("etplan-report").data.endswith(f"({(out / 'report.html').as_uri()})")
     # the run's report: the backtest's KPIs and charts plus the Gantt of a window's plan
     from datetime import UTC, datetime
 
@@ -153,3 +176,33 @@ def test_sweep_through_dask_equals_sequential(prefect_harness, tmp_path):
                     for p, s in pols.items()} for k, pols in results.items()}
 
     assert outcome(seq) == outcome(dask)
+
+
+def test_serve_without_a_server_starts_one_plans_on_schedule_and_stops_on_sigterm(tmp_path):
+    """A fresh machine: no PREFECT_API_URL. serve starts a local Prefect server, a run fires
+    within a minute and writes a plan; SIGTERM stops serve and its server."""
+    write_logs(tmp_path / "logs", 30, 4)
+    env = {k: v for k, v in os.environ.items() if k != "PREFECT_API_URL"}
+    env |= {"PREFECT_HOME": str(tmp_path / ".prefect"), "COLUMNS": "200"}
+    env.pop("ETPLAN_WAREHOUSE", None)
+    env.pop("ETPLAN_OUTPUTS", None)
+    log = (tmp_path / "serve.log").open("w")
+    proc = subprocess.Popen([str(Path(sys.executable).with_name("etplan")), "serve", "logs",
+                             "--cron", "* * * * *", "--time-limit", "2"], cwd=tmp_path,
+                            env=env, stdout=log, stderr=subprocess.STDOUT)
+    plans = tmp_path / "data" / "out" / "plans"
+    try:
+        deadline = time.monotonic() + 150
+        while not list(plans.glob("*/*/part-0.parquet")) and time.monotonic() < deadline:
+            assert proc.poll() is None, (tmp_path / "serve.log").read_text()[-3000:]
+            time.sleep(2)
+        text = (tmp_path / "serve.log").read_text()
+        assert list(plans.glob("*/*/part-0.parquet")), text[-3000:]
+        api = re.search(r"Prefect API: (http://127\.0\.0\.1:\d+/api)", text).group(1)
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(90)
+        log.close()
+    assert (tmp_path / ".prefect" / "server.log").is_file()
+    with pytest.raises(OSError):   # the local server went with it
+        urllib.request.urlopen(f"{api}/health", timeout=2)

@@ -49,7 +49,7 @@ def test_three_job_trace_kpis_by_hand():
     assert k["makespan_s"] == 270.0
     # node-seconds held: A 2 x 130, B 70, C 55, over 2 nodes x 270 s
     assert k["utilization"] == pytest.approx((260 + 70 + 55) / 540)
-    assert k["efficiency"] == pytest.approx((100 / 130 + 40 / 70 + 25 / 55) / 3)
+    assert k["speedup_vs_static"] == pytest.approx((100 / 130 + 40 / 70 + 25 / 55) / 3)
     assert k["rescales"] == 0
     assert k["windows"] == 3
 
@@ -192,3 +192,12 @@ def test_a_plan_that_breaks_a_rule_stops_the_replay():
     with pytest.raises(RuleBroken, match="running job A stopped without preemption"):
         check_rules(inst, [Move(a, 0, 0.0)], 4, **rules)
     check_rules(inst, [Move(a, 0, 0.0)], 4, **(rules | {"preemption": True}))
+
+
+def test_replay_ends_when_the_jobs_left_can_never_fit():
+    trace = three_jobs()
+    trace.jobs.append(TraceJob("X", 70.0, 3, 4, 3, 100.0, {3: 9.0, 4: 12.0}))
+    res = replay(trace, "fifo", oracle_estimator(trace), ReplayConfig(window=100.0, slots=3))
+    assert res.unschedulable == ["X"] and res.end_time < 1000
+    k = run_kpis(res)
+    assert k["completed"] == 3 and k["unschedulable"] == 1

@@ -1,5 +1,6 @@
-"""The deployment of docker-compose.yml, natively on loopback: a real PostgreSQL, `prefect
-server start` on it, the `pipeline` deployment served and run once through the server."""
+"""The deployments, natively on loopback: prefect.yaml's deployment registered with `prefect
+deploy --all` and run by a real `prefect worker` (as docker-compose.yml does), and a real
+PostgreSQL under `prefect server start` with the pipeline served and run once through it."""
 
 from __future__ import annotations
 
@@ -19,9 +20,10 @@ import pytest
 
 from sources.synthetic import write_logs
 
+REPO = Path(__file__).resolve().parent.parent
 PG_BIN = sorted(glob.glob("/usr/lib/postgresql/*/bin"))
-pytestmark = pytest.mark.skipif(not PG_BIN, reason="PostgreSQL server binaries are absent "
-                                "(make test installs the Debian package)")
+needs_pg = pytest.mark.skipif(not PG_BIN, reason="PostgreSQL server binaries are absent "
+                              "(make test installs the Debian package)")
 
 
 def free_port() -> int:
@@ -51,6 +53,84 @@ def wait_for(url: str, seconds: float) -> None:
 
 
 @pytest.fixture
+def local_server(tmp_path):
+    """`prefect server start` on SQLite in a temporary PREFECT_HOME: the environment to use."""
+    port = free_port()
+    api = f"http://127.0.0.1:{port}/api"
+    env = {**os.environ, "PREFECT_HOME": str(tmp_path / "prefect"), "PREFECT_API_URL": api,
+           "PREFECT_SERVER_ANALYTICS_ENABLED": "false", "ETPLAN_HOME": str(REPO)}
+    with (tmp_path / "server.log").open("w") as log:
+        server = subprocess.Popen([str(Path(sys.executable).with_name("prefect")), "server",
+                                   "start", "--host", "127.0.0.1", "--port", str(port)],
+                                  env=env, stdout=subprocess.DEVNULL, stderr=log)
+    try:
+        wait_for(f"{api}/health", 180)
+        yield env
+    finally:
+        server.terminate()
+        server.wait(60)
+
+
+def test_prefect_yaml_deploys_and_a_worker_runs_it(local_server, tmp_path):
+    env, prefect = local_server, str(Path(sys.executable).with_name("prefect"))
+    write_logs(tmp_path / "logs", 30, 2)
+    for cmd in (["work-pool", "create", "etplan", "--type", "process"],
+                ["--no-prompt", "deploy", "--all"]):
+        r = subprocess.run([prefect, *cmd], cwd=REPO, env=env, capture_output=True, text=True,
+                           timeout=180)
+        assert r.returncode == 0, r.stdout + r.stderr
+    script = textwrap.dedent(f"""
+        import asyncio
+        from prefect.client.orchestration import get_client
+        from prefect.deployments import run_deployment
+
+        run = run_deployment("etplan-pipeline/etplan-pipeline", timeout=0, parameters={{
+            "paths": [{str(tmp_path / "logs")!r}], "warehouse": {str(tmp_path / "w.duckdb")!r},
+            "outputs": {str(tmp_path / "out")!r}, "run_id": "it", "time_limit": 5.0}})
+
+        async def limit():
+            async with get_client() as c:
+                d = await c.read_deployment_by_name("etplan-pipeline/etplan-pipeline")
+                return d.global_concurrency_limit.limit
+        print(run.id, asyncio.run(limit()))
+    """)
+    r = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 0, r.stderr
+    run_id, limit = r.stdout.split()
+    assert limit == "1"
+    with (tmp_path / "worker.log").open("w") as log:
+        worker = subprocess.Popen([prefect, "worker", "start", "--pool", "etplan"], env=env,
+                                  cwd=tmp_path, stdout=log, stderr=subprocess.STDOUT)
+    try:
+        state = wait_for_state(env, run_id, 240)
+    finally:
+        worker.terminate()
+        worker.wait(60)
+    assert state == "COMPLETED", (tmp_path / "worker.log").read_text()[-3000:]
+    assert list((tmp_path / "out" / "plans" / "run_id=it").glob("*/part-0.parquet"))
+
+
+def wait_for_state(env: dict, run_id: str, seconds: float) -> str:
+    """The flow run's final state type, polled through the API."""
+    script = textwrap.dedent(f"""
+        import time
+        from prefect.client.orchestration import get_client
+        with get_client(sync_client=True) as c:
+            deadline = time.time() + {seconds}
+            while time.time() < deadline:
+                state = c.read_flow_run({run_id!r}).state
+                if state and state.is_final():
+                    break
+                time.sleep(2)
+        print(state.type.value if state else "NONE")
+    """)
+    r = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True,
+                       timeout=seconds + 60)
+    return r.stdout.strip().splitlines()[-1] if r.stdout.strip() else r.stderr[-2000:]
+
+
+@pytest.fixture
 def postgres():
     # pytest's tmp folders are private to root; the postgres user needs its own
     base = Path(tempfile.mkdtemp(prefix="etplan-pg-"))
@@ -76,6 +156,7 @@ def postgres():
         shutil.rmtree(base, ignore_errors=True)
 
 
+@needs_pg
 def test_deployment_runs_through_prefect_server_on_postgres(postgres, tmp_path):
     logs = tmp_path / "logs"
     write_logs(logs, 40, 2)

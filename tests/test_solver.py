@@ -23,7 +23,7 @@ from solver.instance import (
     job_from_state,
 )
 from solver.model import build
-from solver.objective import score, violations
+from solver.objective import coefficients, rescales, score, violations
 from solver.policies import POLICIES, SOLVERS, Settings, plan
 from solver.policies.mip import hinted_nodes
 
@@ -79,6 +79,135 @@ def test_mip_equals_enumeration_on_tiny_instances(seed, solver):
                         "columns": ("columns", "highs")}[solver]
     assert p.objective == pytest.approx(best, rel=1e-6, abs=1e-9)
     assert not violations(inst, np.array(list(p.nodes_by_job().values())))
+
+
+def with_rules(inst: Instance, seed: int) -> Instance:
+    """The instance with the objective's knobs and the churn budget set, varied by seed: α in
+    {0, 1, 1.5}, κ in {0, 0.5, 2, 5}, max_rescales in {none, 0, 1}, a cooldown that holds
+    every other running job."""
+    inst.progress_exponent = (0.0, 1.0, 1.5)[seed % 3]
+    inst.rescale_penalty = (0.0, 0.5, 2.0, 5.0)[seed % 4]
+    inst.max_rescales = (None, 0, 1)[(seed // 2) % 3]
+    inst.cooldown_seconds = 900.0 if seed % 5 in (1, 3) else None
+    for k, job in enumerate(inst.jobs):
+        job.seconds_since_resize = (300.0, None, 3600.0)[(seed + k) % 3]
+    return inst
+
+
+@pytest.mark.parametrize("solver", ["highs", "columns", pytest.param("gurobi",
+                                                                    marks=needs_gurobi)])
+@pytest.mark.parametrize("seed", range(18))
+def test_mip_equals_enumeration_with_objective_knobs_and_churn_budget(seed, solver):
+    n_jobs, slots = [(2, 2), (2, 3), (3, 2), (3, 3)][seed % 4]
+    inst = with_rules(tiny_instance(1000 + seed, n_jobs, slots), seed)
+    best = enumerate_best(inst)   # over the plans `violations` admits: budget and cooldown too
+    p = plan(inst, "mip", Settings(solver=solver, gap=1e-9, columns=solver == "columns"))
+    assert p.status == "optimal"
+    assert p.objective == pytest.approx(best, rel=1e-6, abs=1e-9)
+    assert p.solver_objective == pytest.approx(p.objective, rel=1e-6, abs=1e-9)
+    assert not violations(inst, np.array(list(p.nodes_by_job().values())))
+
+
+def two_running_jobs(**rules) -> Instance:
+    """Two running jobs on 1 node each, 8 nodes free: both gain from growing to 4."""
+    job = {"min_nodes": 1, "max_nodes": 4, "current_nodes": 1, "remaining_work": 1e6,
+           "total_work": 1e6, "throughput": {"1": 100.0, "2": 190.0, "4": 360.0},
+           "allowed_nodes": [1, 2, 4]}
+    return Instance.from_dict({"capacity": 8, "num_slots": 3, "slot_seconds": 600,
+                               "jobs": [job | {"job_id": "a", "seconds_since_resize": 60},
+                                        job | {"job_id": "b"}], **rules})
+
+
+@pytest.mark.parametrize("solver", ["highs", "columns", pytest.param("gurobi",
+                                                                    marks=needs_gurobi)])
+def test_churn_budget_and_cooldown_bind(solver):
+    s = Settings(solver=solver, gap=1e-9, columns=solver == "columns")
+    free = plan(two_running_jobs(), "mip", s).nodes_by_job()
+    assert free["a"][0] == free["b"][0] == 4          # both grow at once without rules
+    one = plan(two_running_jobs(max_rescales=1), "mip", s).nodes_by_job()
+    assert sorted((one["a"][0], one["b"][0])) == [1, 4]
+    assert plan(two_running_jobs(max_rescales=0), "mip", s).nodes_by_job() == {
+        "a": [1, 4, 4], "b": [1, 4, 4]}               # slot 0 only: later slots are free
+    cool = plan(two_running_jobs(cooldown_seconds=120), "mip", s).nodes_by_job()
+    assert (cool["a"][0], cool["b"][0]) == (1, 4)     # a resized 60 s ago; b never
+    # a rescale penalty high enough keeps both where they are
+    assert plan(two_running_jobs(rescale_penalty=1000), "mip", s).nodes_by_job() == {
+        "a": [1, 1, 1], "b": [1, 1, 1]}
+
+
+def test_churn_violations_name_the_rule():
+    inst = two_running_jobs(max_rescales=1, cooldown_seconds=120)
+    assert violations(inst, np.array([[2, 2, 2], [1, 1, 1]])) == [
+        "job a: resized in slot 0 during its cooldown"]
+    assert violations(inst, np.array([[1, 2, 2], [2, 4, 4]])) == []
+    inst.cooldown_seconds = None
+    assert violations(inst, np.array([[2, 2, 2], [4, 4, 4]])) == [
+        "slot 0: 2 running jobs change size > max_rescales 1"]
+    # a start and a stop are not rescales; a change in a later slot is not budgeted
+    assert rescales(inst, np.array([[1, 2, 0], [1, 1, 4]])).tolist() == [
+        [False, True, False], [False, False, True]]
+
+
+def test_objective_knobs_weigh_progress_per_unit_of_work():
+    inst = two_running_jobs(rescale_penalty=0, aging_seconds=900)
+    inst.jobs[0].remaining_work = 2.5e5            # a quarter of its total work left
+    inst.jobs[1].waiting_seconds = 900.0
+    for alpha, share in ((0.0, 0.25), (1.0, 1.0), (1.5, 2.0)):
+        inst.progress_exponent = alpha
+        c = coefficients(inst)
+        # per p̃ = p / R: w (1 + q/τ) γ^t (R/W)^(1−α); α = 0 is the share of total work
+        assert c.progress[0].tolist() == pytest.approx([share, 0.9 * share, 0.81 * share])
+        assert c.progress[1].tolist() == pytest.approx([2.0, 1.8, 1.62])
+        assert c.rescale == 0.0
+    inst.rescale_penalty = 2.0
+    c = coefficients(inst)
+    # a node-slot: the median over jobs of one node's slot-0 value at its smallest size
+    one_node = [c.progress[j, 0] * 100.0 * 600 / inst.jobs[j].remaining_work for j in (0, 1)]
+    assert c.rescale == pytest.approx(2.0 * float(np.median(one_node)))
+    nodes = np.array([[2, 2, 4], [1, 1, 1]])
+    unpenalised = Instance.from_dict(inst.to_dict() | {"rescale_penalty": 0})
+    # job a changes size twice (1 → 2 in slot 0, 2 → 4 in slot 2)
+    assert score(inst, nodes) == pytest.approx(score(unpenalised, nodes) - 2 * c.rescale)
+
+
+def test_objective_knobs_and_churn_rules_round_trip_through_json():
+    inst = two_running_jobs(progress_exponent=0.5, rescale_penalty=2, max_rescales=3,
+                            cooldown_seconds=600, aging_seconds=1200)
+    back = Instance.from_json(inst.to_json())
+    assert back == inst
+    assert (back.progress_exponent, back.rescale_penalty, back.max_rescales,
+            back.cooldown_seconds, back.aging_seconds) == (0.5, 2.0, 3, 600.0, 1200.0)
+    assert [j.seconds_since_resize for j in back.jobs] == [60.0, None]
+    default = Instance.from_dict({"capacity": 4, "jobs": []})
+    assert (default.progress_exponent, default.rescale_penalty, default.aging_seconds,
+            default.max_rescales, default.cooldown_seconds) == (1.5, 1.0, 900.0, None, None)
+    assert "max_rescales" not in default.to_dict()   # absent rules stay absent
+
+
+@pytest.mark.parametrize("bad, message", [
+    ({"progress_exponent": -1}, "instance: progress_exponent must be ≥ 0, got -1"),
+    ({"progress_exponent": 5}, "instance: progress_exponent must be in [0, 4], got 5.0"),
+    ({"rescale_penalty": "high"}, "instance: rescale_penalty must be a number, got 'high'"),
+    ({"max_rescales": 1.5}, "instance: max_rescales must be a whole number, got 1.5"),
+    ({"max_rescales": -1}, "instance: max_rescales must be at least 0, got -1"),
+    ({"cooldown_seconds": -5}, "instance: cooldown_seconds must be ≥ 0, got -5"),
+])
+def test_invalid_objective_knobs_and_churn_rules(bad, message):
+    with pytest.raises(InvalidInstance) as err:
+        Instance.from_dict({"capacity": 4, "jobs": []} | bad)
+    assert str(err.value) == message
+
+
+def test_mip_obeys_the_churn_rules_on_random_windows():
+    for seed in range(6):
+        inst = random_instance(12, num_slots=4, seed=seed, max_allowed=4)
+        inst.max_rescales, inst.cooldown_seconds = seed % 2, 1800.0
+        for k, job in enumerate(inst.jobs):
+            job.seconds_since_resize = 600.0 if k % 3 == 0 else None
+        p = plan(inst, "mip", Settings(solver="highs", gap=1e-6))
+        nodes = np.array([p.nodes_by_job()[j.job_id] for j in inst.jobs])
+        assert not violations(inst, nodes), violations(inst, nodes)
+        assert p.status == "optimal" and p.solver_objective == pytest.approx(p.objective)
 
 
 @needs_gurobi

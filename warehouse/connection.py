@@ -35,6 +35,7 @@ def connect(path: str | os.PathLike[str] | None = None, *, read_only: bool = Fal
     if read_only and not target.exists():
         raise EtplanError(f"{target}: no warehouse here yet; run `etplan ingest` first "
                           "or pass --warehouse PATH")
+    _check_is_warehouse(target)
     target.parent.mkdir(parents=True, exist_ok=True)
     try:
         con = duckdb.connect(str(target), read_only=read_only)
@@ -46,12 +47,47 @@ def connect(path: str | os.PathLike[str] | None = None, *, read_only: bool = Fal
         raise EtplanError(f"{target}: cannot open warehouse: {text.splitlines()[0]}") from None
     except duckdb.Error as err:
         raise EtplanError(f"{target}: cannot open warehouse: {str(err).splitlines()[0]}") from None
+    _check_opened_a_file(con, target)
     con.execute("SET TimeZone = 'UTC'")
+    run(con, "macros")      # before the migrations: 006 derives rejected_rows.rule with one
     if not read_only:
         apply_migrations(con)
-    run(con, "macros")
     create_views(con)
     return con
+
+
+DUCKDB_MAGIC = b"DUCK"   # bytes 8..12 of every DuckDB database file
+
+
+def _check_is_warehouse(target: Path) -> None:
+    """Refuse a path that exists but is not a DuckDB database file (a CSV, a Parquet file, a
+    folder): DuckDB would open some of them as a temporary in-memory database and every write
+    would be lost."""
+    if not target.exists():
+        return
+    if not target.is_file():
+        raise EtplanError(f"{target}: not a warehouse file (it is a folder); "
+                          "pass --warehouse PATH/etplan.duckdb")
+    try:
+        with target.open("rb") as fh:
+            head = fh.read(12)
+    except OSError as err:
+        raise EtplanError(f"{target}: cannot read warehouse ({err.strerror})") from None
+    if head[8:12] != DUCKDB_MAGIC:
+        raise EtplanError(f"{target}: not a DuckDB warehouse file (an existing file of another "
+                          "kind); pass --warehouse a new or an etplan .duckdb path")
+
+
+def _check_opened_a_file(con: duckdb.DuckDBPyConnection, target: Path) -> None:
+    """The main database must be the file itself, never an in-memory stand-in."""
+    if str(target) == ":memory:":
+        return
+    row = con.execute("SELECT path FROM duckdb_databases() WHERE database_name = "
+                      "current_database()").fetchone()
+    if not row or not row[0]:
+        con.close()
+        raise EtplanError(f"{target}: DuckDB did not open it as a database file; "
+                          "pass --warehouse a new or an etplan .duckdb path")
 
 
 @contextmanager

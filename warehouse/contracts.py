@@ -24,14 +24,15 @@ class Feed:
         return {c: self.columns.get(c, "VARCHAR") for c in header}
 
 
-# contract columns read as text and as timestamps; every other one is read as a number
-TEXT = {"job_id", "event", "model", "tenant", "pool"}
-TIME = {"event_time", "sample_time", "effective_from"}
+# contract columns read as text; every other one is read as a number. Times are read as text
+# too: the stage SQL takes only ISO 8601 (etplan_time), where DuckDB's reader would also take
+# 'infinity', 'epoch' and offsets past ±14:00.
+TEXT = {"job_id", "event", "model", "tenant", "pool", "event_time", "sample_time",
+        "effective_from"}
 
 
 def _feed(name: str, marker: str) -> Feed:
-    types = {c: "VARCHAR" if c in TEXT else "TIMESTAMPTZ" if c in TIME else "DOUBLE"
-             for c in feeds.COLUMNS[name]}
+    types = {c: "VARCHAR" if c in TEXT else "DOUBLE" for c in feeds.COLUMNS[name]}
     return Feed(name=name, columns=types, required=feeds.REQUIRED[name], marker=marker)
 
 

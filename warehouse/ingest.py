@@ -13,6 +13,7 @@ import csv
 import hashlib
 import json
 import logging
+import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -50,18 +51,47 @@ class FileFailed(Exception):
     """The file as a whole cannot be ingested; the message is one line for the user."""
 
 
-def collect_files(paths: Iterable[str | Path]) -> list[Path]:
-    """Files named, and the log files inside folders named (recursively, sorted by name)."""
+def collect_files(paths: Iterable[str | Path]) -> tuple[list[Path], list[tuple[Path, str]]]:
+    """Files named, and the log files inside folders named (recursively, sorted by name); and
+    what could not be searched (an unreadable folder, a dangling symlink, a symlink loop) with
+    why, so that nothing is skipped silently."""
     found: list[Path] = []
+    problems: list[tuple[Path, str]] = []
     for raw in paths:
         p = Path(raw)
         if p.is_dir():
-            found.extend(sorted(q for q in p.rglob("*") if q.is_file() and file_format(q)))
-        elif p.is_file():
-            found.append(p)
+            found.extend(_walk(p, problems))
+        elif p.is_file() or p.is_symlink():
+            found.append(p)         # a dangling link fails, and is recorded, when ingested
         else:
             raise EtplanError(f"{p}: no such file or folder")
-    return found
+    return found, problems
+
+
+def _walk(top: Path, problems: list[tuple[Path, str]]) -> list[Path]:
+    """The log files under `top`, following symlinked folders once each."""
+    files: list[Path] = []
+    seen: set[str] = set()
+
+    def unreadable(err: OSError) -> None:
+        problems.append((Path(err.filename or top), f"cannot read folder: {err.strerror}"))
+
+    for folder, dirs, names in os.walk(top, onerror=unreadable, followlinks=True):
+        real = os.path.realpath(folder)
+        if real in seen:
+            problems.append((Path(folder), "symlink loop: this folder was already searched "
+                                           f"as {real}; not searched again"))
+            dirs.clear()
+            continue
+        seen.add(real)
+        dirs.sort()
+        for name in names:
+            q = Path(folder) / name
+            if file_format(q) and (q.is_file() or q.is_symlink()):
+                files.append(q)
+            elif q.is_symlink() and not q.exists():
+                problems.append((q, "dangling or looping symlink; nothing to read"))
+    return sorted(files)
 
 
 def sha256_of(path: Path) -> str:
@@ -78,11 +108,15 @@ def ingest_paths(con: duckdb.DuckDBPyConnection, paths: Iterable[str | Path], *,
     """Ingest every file under `paths`; feeds that others depend on go first."""
     if feed is not None and feed not in FEEDS:
         raise EtplanError(f"--feed {feed}: unknown feed; use one of {', '.join(FEEDS)}")
-    files = collect_files(paths)
+    files, problems = collect_files(paths)
     planned = [(_sniff_feed(con, f, feed), f) for f in files]
     rank = {name: i for i, name in enumerate(FEED_ORDER)}
     planned.sort(key=lambda item: rank.get(item[0], len(rank)))
-    results = []
+    results = [FileResult(path=str(p), status="failed", message=why) for p, why in problems]
+    for result in results:
+        log.warning("%s: %s", result.path, result.message)
+        if on_file:
+            on_file(result)
     for feed_name, path in planned:
         result = ingest_file(con, path, feed=feed_name)
         results.append(result)
@@ -104,21 +138,39 @@ def _sniff_feed(con: duckdb.DuckDBPyConnection, path: Path, feed: str | None) ->
 def _columns_of(con: duckdb.DuckDBPyConnection, path: Path) -> list[str]:
     fmt = file_format(path)
     if fmt == "csv":
-        with path.open(encoding="utf-8", newline="") as fh:
-            header = next(csv.reader(fh), [])
-        if len(set(header)) != len(header) or any(not c.strip() for c in header):
-            raise ValueError(f"header {','.join(header)[:80]!r} has blank or repeated names")
-        return header
+        return _csv_header(path)
     if fmt == "parquet":
         return [r[0] for r in run(con, "ingest/parquet_columns", {"path": str(path)}).fetchall()]
     if fmt == "jsonl":
-        with path.open("rb") as fh:
-            for line in fh:
-                if line.strip():
-                    obj = json.loads(line)
-                    return list(obj) if isinstance(obj, dict) else []
-        return []
+        return _jsonl_keys(path)
     return []
+
+
+def _csv_header(path: Path) -> list[str]:
+    """The header line's names (a UTF-8 byte order mark is not part of the first name); only
+    the header must be UTF-8 here: a bad byte in a later line rejects that line alone."""
+    with path.open("rb") as fh:
+        first = fh.readline()
+    header = next(csv.reader([first.decode("utf-8-sig").rstrip("\r\n")]), [])
+    if len(set(header)) != len(header) or any(not c.strip() for c in header):
+        raise ValueError(f"header {','.join(header)[:80]!r} has blank or repeated names")
+    return header
+
+
+def _jsonl_keys(path: Path) -> list[str]:
+    """The keys of the first line that is a JSON object; broken lines before it are rejected
+    one by one when the file is read."""
+    with path.open("rb") as fh:
+        for line in fh:
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(obj, dict):
+                return list(obj)
+    raise ValueError("no line is a JSON object")
 
 
 def ingest_file(con: duckdb.DuckDBPyConnection, path: Path, *, feed: str | None = None
@@ -129,6 +181,8 @@ def ingest_file(con: duckdb.DuckDBPyConnection, path: Path, *, feed: str | None 
         digest = sha256_of(path)
     except OSError as err:
         result.message = f"cannot read file: {err.strerror}"
+        result.file_id = run(con, "ingest/next_file_id").fetchone()[0]
+        _record(con, result, f"unreadable:{path}", status="failed")
         return result
     seen = run(con, "ingest/find_loaded", {"hash": digest}).fetchone()
     if seen:

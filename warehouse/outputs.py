@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -37,6 +38,21 @@ def _atomic(target: Path, *, prefix: str, suffix: str) -> Iterator[str]:
         raise
 
 
+STALE_SECONDS = 3600   # a temp file this old was left by a writer that was killed
+
+
+def _sweep_stale(root: Path) -> None:
+    """Remove temp files a killed writer left anywhere under `root` (another run's folder too);
+    young ones may belong to a writer still at work and stay."""
+    cutoff = time.time() - STALE_SECONDS
+    for stale in root.rglob(".part-*.tmp"):
+        try:
+            if stale.stat().st_mtime < cutoff:
+                stale.unlink(missing_ok=True)
+        except OSError:
+            continue
+
+
 def write_partition(root: Path, rows: list[dict], **partition: str) -> Path:
     """Write `rows` as root/k1=v1/k2=v2/part-0.parquet, replacing what was there."""
     folder = root
@@ -45,6 +61,7 @@ def write_partition(root: Path, rows: list[dict], **partition: str) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     for stale in folder.glob(".part-*.tmp"):   # left by a writer that was killed
         stale.unlink(missing_ok=True)
+    _sweep_stale(root)
     target = folder / "part-0.parquet"
     table = pa.Table.from_pylist([_flat(r) for r in rows]) if rows else pa.table({})
     with _atomic(target, prefix=".part-", suffix=".tmp") as tmp:

@@ -6,12 +6,12 @@ serve); `common` holds the shared options and printing."""
 
 from __future__ import annotations
 
-import logging
 import os
 import sys
 
 import typer
 
+from flows import defaults
 from flows.cli import data, plans, runs
 from flows.cli.common import err
 from sources.errors import SourceError
@@ -24,8 +24,10 @@ for group in (data, plans, runs):
 
 
 def main() -> None:
-    """Console entry point: one-line errors, exit 1; usage errors exit 2 (typer)."""
-    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    """Console entry point: one-line errors, exit 1; usage errors exit 2 (typer). Prefect
+    keeps its own log format; its state lives in the project's .prefect/ unless PREFECT_HOME
+    says otherwise (set before Prefect is imported)."""
+    os.environ.setdefault("PREFECT_HOME", str(defaults.PREFECT_HOME.resolve()))
     # no machine here may call home; Prefect's server would log a failure on every start
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
     try:

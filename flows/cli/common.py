@@ -16,8 +16,10 @@ from flows import defaults
 from solver.policies import POLICIES, SOLVERS
 from warehouse.errors import EtplanError
 
-out = Console()
-err = Console(stderr=True)
+# soft wrap: a line longer than the terminal is never broken by rich, so paths and commands
+# stay whole for copy-paste and in pipes (tables still fit the width)
+out = Console(soft_wrap=True)
+err = Console(stderr=True, soft_wrap=True)
 
 WarehouseOpt = Annotated[Path | None, typer.Option(
     "--warehouse", envvar="ETPLAN_WAREHOUSE",
@@ -27,7 +29,9 @@ OutputsOpt = Annotated[Path, typer.Option(
 PreemptionOpt = Annotated[bool, typer.Option(
     "--preemption", help="Let the MIP stop running jobs before they finish (drops DESIGN §4's "
                          "no-preemption rule).")]
-RunIdOpt = Annotated[str | None, typer.Option("--run-id")]
+RunIdOpt = Annotated[str | None, typer.Option(
+    "--run-id", help="Names the outputs' run_id= folder (default: time + random); a rerun "
+                     "with the same id replaces them.")]
 AtOpt = Annotated[str | None, typer.Option(help="Window start, ISO 8601 (default: the latest "
                                                 "event in the warehouse).")]
 
@@ -36,8 +40,10 @@ Policy = StrEnum("Policy", [(p, p) for p in POLICIES])
 SolverName = StrEnum("SolverName", [(s, s) for s in SOLVERS])
 
 COMPARED = ("completed", "mean_queue_s", "p95_queue_s", "mean_jct_s", "p95_jct_s", "mean_run_s",
-            "makespan_s", "utilization", "efficiency", "rescales", "decision_p50_s",
+            "makespan_s", "utilization", "gpu_efficiency", "speedup_vs_static", "rescales",
+            "rescales_per_job", "decision_p50_s",
             "decision_p95_s")
+FRACTIONS = ("util", "gpu_", "speedup", "rescales_", "dec")  # KPIs shown with 3 decimals
 
 
 def parse_time(text: str | None, option: str) -> datetime | None:
@@ -54,7 +60,7 @@ def parse_time(text: str | None, option: str) -> datetime | None:
 
 def print_written(written: dict[str, Path]) -> None:
     for name, path in written.items():
-        out.print(f"{name:<19} {path}")
+        out.print(f"{name:<19} {path}", highlight=False)
 
 
 def print_comparison(doc: dict) -> None:
@@ -69,7 +75,7 @@ def print_comparison(doc: dict) -> None:
         cells = []
         for p, s in pols.items():
             v = s.get(key)
-            text = "-" if v is None else (f"{v:,.3f}" if key.startswith(("util", "eff", "dec"))
+            text = "-" if v is None else (f"{v:,.3f}" if key.startswith(FRACTIONS)
                                           else f"{v:,.0f}")
             r = ratios.get(p, {}).get(key)
             cells.append(text + (f" ({r:.2f})" if r is not None and p != "greedy" else ""))

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import sys
+from decimal import Decimal
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
@@ -45,6 +47,8 @@ class OutFormat(StrEnum):
     parquet = "parquet"
 
 
+NUMBER = (int, float, Decimal)
+FEED_SHORT = {"job_events": "events", "throughput_samples": "samples"}  # fit 80 columns
 ProfilesOpt = Annotated[Path, typer.Option(
     "--profiles", help="Folder of measured profiles (…/pollux/traces).")]
 StartOpt = Annotated[str, typer.Option(help="Time of the workload's second 0.")]
@@ -87,17 +91,24 @@ def ingest(
 
     with out.status("ingesting…"):
         results = run_ingest(paths, warehouse, feed=feed.value if feed else None)
-    table = Table(title=f"ingest into {warehouse_path(warehouse)}")
-    table.add_column("file", overflow="fold")
-    for col in ("feed", "status", "read", "loaded", "rejected"):
-        table.add_column(col, justify="right" if col in ("read", "loaded", "rejected") else "left",
-                         no_wrap=True)
-    table.add_column("note", overflow="fold")
-    for r in results:
+    folder = common_folder([Path(r.path) for r in results])
+    out.print(f"ingest into {warehouse_path(warehouse)} from {folder}", highlight=False)
+    names = [str(Path(r.path).relative_to(folder)) for r in results]
+    table = Table()
+    table.add_column("file", no_wrap=True, min_width=max(map(len, names), default=4))
+    table.add_column("feed", no_wrap=True)
+    table.add_column("status", no_wrap=True)
+    for col in ("read", "loaded", "rejected"):   # whole numbers, never cut
+        table.add_column(col, justify="right", no_wrap=True, min_width=len(col))
+    for name, r in zip(names, results, strict=True):
         style = {"failed": "red", "skipped": "dim"}.get(r.status, "")
-        table.add_row(r.path, r.feed or "-", r.status, f"{r.rows_read:,}", f"{r.rows_loaded:,}",
-                      f"{r.rows_rejected:,}", r.message, style=style)
+        table.add_row(name, FEED_SHORT.get(r.feed, r.feed or "-"), r.status,
+                      f"{r.rows_read:,}", f"{r.rows_loaded:,}", f"{r.rows_rejected:,}",
+                      style=style)
     out.print(table)
+    for name, r in zip(names, results, strict=True):
+        if r.message and r.status != "failed":
+            out.print(f"{name}: {r.message}", highlight=False, markup=False)
     if any(r.rows_rejected for r in results):
         out.print("rejected rows are in the table rejected_rows: "
                   "etplan sql \"SELECT * FROM rejected_rows\"")
@@ -108,10 +119,19 @@ def ingest(
         raise typer.Exit(1)
 
 
+def common_folder(paths: list[Path]) -> Path:
+    """The folder every path is in (the table then shows each path relative to it)."""
+    parents = [p.parent for p in paths] or [Path(".")]
+    return Path(os.path.commonpath([str(p) for p in parents])) if len(
+        {p.is_absolute() for p in parents}) == 1 else Path("/")
+
+
 @app.command()
 def sql(
     query: Annotated[str, typer.Argument(help="SQL to run, read-only.")],
-    fmt: Annotated[OutFormat, typer.Option("--format")] = OutFormat.table,
+    fmt: Annotated[OutFormat, typer.Option(
+        "--format", help="table (vertical when too wide), csv, json; parquet needs --out.")
+                   ] = OutFormat.table,
     out_file: Annotated[Path | None, typer.Option("--out", help="Write the result here.")] = None,
     outputs: OutputsOpt = defaults.OUTPUTS,
     warehouse: WarehouseOpt = None,
@@ -128,14 +148,45 @@ def sql(
         export_rows(columns, rows, fmt.value, out_file)
         out.print(f"{len(rows)} rows written to {out_file}")
     elif fmt is OutFormat.table:
-        table = Table()
-        for c in columns:
-            table.add_column(c)
-        for r in rows:
-            table.add_row(*("" if v is None else str(v) for v in r))
-        out.print(table)
+        print_result(columns, rows)
     else:
         sys.stdout.write(rows_as_text(columns, rows, fmt.value))
+
+
+def cell(v) -> str:
+    """A value as the table shows it: numbers with thousands separators, floats rounded."""
+    if v is None:
+        return ""
+    if isinstance(v, bool) or not isinstance(v, NUMBER):
+        return str(v)
+    if isinstance(v, int):
+        return f"{v:,}"
+    return f"{v:,.3f}".rstrip("0").rstrip(".") if abs(v) < 1e15 else f"{v:.4g}"
+
+
+def print_result(columns: list[str], rows: list[tuple]) -> None:
+    """A query result as a table, numbers right-aligned; when its columns do not fit the
+    terminal, one block per row (column | value), like psql's expanded display."""
+    texts = [[cell(v) for v in r] for r in rows]
+    numeric = [all(isinstance(r[i], NUMBER) and not isinstance(r[i], bool)
+                   for r in rows if r[i] is not None) and any(r[i] is not None for r in rows)
+               for i in range(len(columns))]
+    widths = [max([len(c), *(len(t[i]) for t in texts)]) for i, c in enumerate(columns)]
+    if sum(widths) + 3 * len(columns) + 1 <= out.width:
+        table = Table()
+        for c, num in zip(columns, numeric, strict=True):
+            table.add_column(c, justify="right" if num else "left", no_wrap=True)
+        for t in texts:
+            table.add_row(*t)
+        out.print(table)
+        return
+    name_width = max(len(c) for c in columns)
+    for n, t in enumerate(texts, 1):
+        out.print(f"-[ row {n} ]" + "-" * max(0, min(out.width, 40) - 10 - len(str(n))),
+                  highlight=False)
+        for c, v in zip(columns, t, strict=True):
+            out.print(f"{c:<{name_width}} | {v}", highlight=False, markup=False)
+    out.print(f"({len(texts)} rows)", highlight=False)
 
 
 @app.command()
@@ -150,9 +201,13 @@ def summary(warehouse: WarehouseOpt = None) -> None:
 def estimate(warehouse: WarehouseOpt = None) -> None:
     """Fit a throughput curve for every job from its samples (replaces throughput_curves)."""
     from flows.usecases.data import estimate as run_estimate
+    from flows.usecases.plans import require_warehouse
 
+    path = require_warehouse(warehouse)
     with out.status("estimating throughput curves…"):
         counts = run_estimate(warehouse)
+    if not any(counts.get(s, 0) for s in ("job", "model", "global")):
+        raise EtplanError(f"{path}: no jobs to estimate; run `etplan ingest` first")
     print_counts("throughput curves", ("source", "jobs"),
                  [(s, counts.get(s, 0)) for s in ("job", "model", "global")])
     out.print(f"{counts.get('curve rows', 0):,} curve rows in {counts['seconds']} s; "
@@ -188,8 +243,8 @@ def import_philly(
     profiles: Annotated[Path | None, typer.Option(
         "--profiles", help="Measured profiles (default: the trace's folder).")] = None,
     jobs: Annotated[int | None, typer.Option(min=1, help="Sample this many jobs.")] = None,
-    seed: Annotated[int, typer.Option()] = 0,
-    capacity: Annotated[int, typer.Option(min=1)] = defaults.POOL_NODES,
+    seed: Annotated[int, typer.Option(help="Seed of the sampling and the noise.")] = 0,
+    capacity: PoolOpt = defaults.POOL_NODES,
 ) -> None:
     """A slice of the Philly trace as platform logs, each job mapped to a measured model."""
     from flows.usecases.data import import_philly as run_import

@@ -25,13 +25,15 @@ from flows.cli.common import (
 
 app = typer.Typer()
 
-TimeLimitOpt = Annotated[float, typer.Option("--time-limit", min=0.01, help="Seconds.")]
+TimeLimitOpt = Annotated[float, typer.Option("--time-limit", min=0.01,
+                                             help="Solver seconds for the window.")]
 
 
 @app.command()
 def solve(
     instance: Annotated[Path, typer.Argument(help="Window instance JSON (DESIGN §3.3).")],
-    policy: Annotated[Policy, typer.Option()] = Policy.mip,
+    policy: Annotated[Policy, typer.Option(help="The MIP or a baseline heuristic.")
+                      ] = Policy.mip,
     solver: Annotated[SolverName, typer.Option(
         help="auto = column generation, and when it does not prove the gap the full MIP on "
              "Gurobi (if its licence admits the model) or HiGHS; columns = the same with "
@@ -39,7 +41,7 @@ def solve(
                       ] = SolverName.auto,
     time_limit: TimeLimitOpt = defaults.PLAN_TIME_LIMIT,
     gap: Annotated[float, typer.Option(min=0.0, max=1.0, help="Relative MIP gap.")] = 1e-4,
-    threads: Annotated[int, typer.Option(min=1)] = 1,
+    threads: Annotated[int, typer.Option(min=1, help="Solver threads.")] = 1,
     preemption: PreemptionOpt = False,
     out_file: Annotated[Path | None, typer.Option("--out", help="Write the plan JSON here "
                                                                 "(default: stdout).")] = None,
@@ -63,12 +65,14 @@ def solve(
 
 @app.command("generate-instance")
 def generate_instance(
-    jobs: Annotated[int, typer.Option(min=1)] = 50,
-    slots: Annotated[int, typer.Option(min=1)] = defaults.NUM_SLOTS,
+    jobs: Annotated[int, typer.Option(min=1, help="Number of jobs.")] = 50,
+    slots: Annotated[int, typer.Option(min=1, help="Slots in the window.")
+                     ] = defaults.NUM_SLOTS,
     capacity: Annotated[int | None, typer.Option(min=0, help="Nodes; default about 2/3 of "
                                                            "the jobs' requests.")] = None,
-    seed: Annotated[int, typer.Option()] = 0,
-    out_file: Annotated[Path | None, typer.Option("--out")] = None,
+    seed: Annotated[int, typer.Option(help="Random seed; same seed, same instance.")] = 0,
+    out_file: Annotated[Path | None, typer.Option("--out", help="Write the instance here "
+                                                                "(default: stdout).")] = None,
 ) -> None:
     """Write a random but realistic window instance (JSON)."""
     from flows.usecases.common import write_text
@@ -89,7 +93,8 @@ app.add_typer(plan_app, name="plan")
 def plan_window(
     at: AtOpt = None,
     run_id: RunIdOpt = None,
-    policy: Annotated[Policy, typer.Option()] = Policy.mip,
+    policy: Annotated[Policy, typer.Option(help="The MIP or a baseline heuristic.")
+                      ] = Policy.mip,
     time_limit: TimeLimitOpt = defaults.PLAN_TIME_LIMIT,
     preemption: PreemptionOpt = False,
     outputs: OutputsOpt = defaults.OUTPUTS,
@@ -110,9 +115,9 @@ def plan_window(
 
 
 @plan_app.command("show")
-def plan_show(outputs: OutputsOpt = defaults.OUTPUTS, warehouse: WarehouseOpt = None) -> None:
+def plan_show(outputs: OutputsOpt = defaults.OUTPUTS) -> None:
     """The latest plan as ops act on it: job, action, nodes now → next, ETC, saved vs static."""
-    from flows.usecases.plans import latest_plan
+    from flows.usecases.plans import duration_text, latest_plan
 
     rows = latest_plan(outputs)
     if not rows:
@@ -123,15 +128,6 @@ def plan_show(outputs: OutputsOpt = defaults.OUTPUTS, warehouse: WarehouseOpt = 
     for c in ("job", "action", "nodes now → next", "ETC", "saved vs static"):
         table.add_column(c, justify="left" if c in ("job", "action") else "right")
     for job, action, now, nxt, etc, saved, *_ in rows:
-        table.add_row(job, action, f"{now} → {nxt}", _duration(etc), _duration(saved))
+        table.add_row(job, action, f"{now} → {nxt}", duration_text(etc), duration_text(saved))
     out.print(table)
 
-
-def _duration(seconds: float | None) -> str:
-    if seconds is None:
-        return "-"
-    sign = "-" if seconds < 0 else ""
-    s = abs(int(round(seconds)))
-    if s >= 3600:
-        return f"{sign}{s // 3600}h{s % 3600 // 60:02d}m"
-    return f"{sign}{s // 60}m{s % 60:02d}s"

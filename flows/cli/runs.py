@@ -20,20 +20,24 @@ from flows.cli.common import (
     parse_time,
     print_comparison,
 )
+from replay import FAITHFUL_ONLY
 from solver.policies import POLICIES
-from warehouse.errors import EtplanError
 
 app = typer.Typer()
 
 
-def parse_policies(text: str) -> list[str]:
-    names = [p.strip() for p in text.split(",") if p.strip()]
-    unknown = [p for p in names if p not in POLICIES]
+def parse_policies(values: list[str] | None) -> list[str]:
+    """--policies as a repeatable option and/or comma lists, each name checked (a usage
+    error, exit 2, names the unknown one); none given: the default comparison."""
+    if not values:
+        return list(defaults.POLICIES)
+    known = (*POLICIES, *FAITHFUL_ONLY)
+    names = [p.strip() for v in values for p in v.split(",") if p.strip()]
+    unknown = [p for p in names if p not in known]
     if unknown or not names:
         bad = unknown[0] if unknown else ""
-        raise EtplanError(f"--policies {text}: unknown policy {bad!r}; "
-                          f"use {', '.join(POLICIES)}")
-    return names
+        raise typer.BadParameter(f"unknown policy {bad!r}; use {', '.join(known)}")
+    return list(dict.fromkeys(names))
 
 
 @contextmanager
@@ -62,8 +66,11 @@ def backtest(
     out_dir: Annotated[Path, typer.Option("--out", help="Folder for KPIs and summary.json.")],
     truth: Annotated[Path | None, typer.Option(help="True curves (default LOGS/truth.json).")
                      ] = None,
-    policies: Annotated[str, typer.Option(help="Comma-separated: mip, optimus, greedy, fifo.")
-                        ] = ",".join(defaults.POLICIES),
+    policies: Annotated[list[str] | None, typer.Option(
+        callback=parse_policies, help="Repeated or comma-separated: mip, optimus, greedy, "
+                                      "fifo; with tiresias or optimus-oracle all of them run "
+                                      "in the faithful replay (Pollux imports). Default: "
+                                      + ",".join(defaults.POLICIES) + ".")] = None,
     capacity: Annotated[int | None, typer.Option(min=1, help="Pool size; default: the "
                                                              "capacity feed.")] = None,
     window: Annotated[float, typer.Option(min=1.0, help="Seconds between plans.")
@@ -72,7 +79,8 @@ def backtest(
     time_limit: Annotated[float, typer.Option("--time-limit", min=0.01,
                                               help="MIP seconds per window.")
                           ] = defaults.BACKTEST_TIME_LIMIT,
-    gap: Annotated[float, typer.Option(min=0.0, max=1.0)] = defaults.REPLAY_GAP,
+    gap: Annotated[float, typer.Option(min=0.0, max=1.0, help="Relative MIP gap per window.")
+                   ] = defaults.REPLAY_GAP,
     preemption: PreemptionOpt = False,
     replan_on_events: Annotated[bool, typer.Option(
         "--replan-on-events", help="Also re-plan at arrivals and completions.")] = False,
@@ -80,7 +88,7 @@ def backtest(
     """Replay policies on the same trace and compare their KPIs (ratios vs greedy)."""
     from flows.usecases.runs import backtest_and_report, replay_config
 
-    names = parse_policies(policies)
+    names = policies
     config = replay_config(window, slots, time_limit, gap, preemption=preemption,
                            replan_on_events=replan_on_events)
     with progress_bars(names) as progress:
@@ -96,8 +104,10 @@ def demo(
     data_dir: Annotated[Path, typer.Option("--data-dir", help="Where the demo logs go.")
                         ] = defaults.DEMO_LOGS,
     outputs: OutputsOpt = defaults.OUTPUTS,
-    jobs: Annotated[int, typer.Option(min=1)] = defaults.SYNTHETIC_JOBS,
-    seed: Annotated[int, typer.Option()] = defaults.SYNTHETIC_SEED,
+    jobs: Annotated[int, typer.Option(min=1, help="Jobs in the synthetic trace.")
+                    ] = defaults.SYNTHETIC_JOBS,
+    seed: Annotated[int, typer.Option(help="Random seed; same seed, same trace.")
+                    ] = defaults.SYNTHETIC_SEED,
     run_id: Annotated[str | None, typer.Option("--run-id", help="Default demo-seed<S>; a "
                                                                 "rerun replaces its outputs.")
                       ] = None,
@@ -150,13 +160,26 @@ def pipeline(
 @app.command()
 def serve(
     paths: Annotated[list[Path], typer.Argument(help="Log folders the schedule ingests.")],
-    cron: Annotated[str, typer.Option(help="Cron schedule.")] = defaults.SERVE_CRON,
+    cron: Annotated[str, typer.Option(help="Cron schedule, UTC.")] = defaults.SERVE_CRON,
+    time_limit: Annotated[float, typer.Option("--time-limit", min=0.01,
+                                              help="MIP seconds per plan.")
+                          ] = defaults.PLAN_TIME_LIMIT,
     outputs: OutputsOpt = defaults.OUTPUTS,
     warehouse: WarehouseOpt = None,
 ) -> None:
-    """Serve the `pipeline` deployment on a cron schedule (Ctrl-C stops it)."""
-    from flows.pipeline import pipeline_flow
+    """Run the pipeline on a cron schedule until Ctrl-C or SIGTERM: on the Prefect API that
+    PREFECT_API_URL names, or else on a local Prefect server started (and stopped) for it."""
+    import os
 
-    pipeline_flow.serve(name="etplan-pipeline", cron=cron, parameters={
-        "paths": [str(p) for p in paths],
-        "warehouse": str(warehouse) if warehouse else None, "outputs": str(outputs)})
+    from flows.cli.server import prefect_api
+    from warehouse.connection import warehouse_path
+
+    # absolute, so a run finds them whatever folder Prefect starts it in
+    params = {"paths": [str(p.resolve()) for p in paths], "outputs": str(outputs.resolve()),
+              "warehouse": str(warehouse_path(warehouse).resolve()), "time_limit": time_limit}
+    home = Path(os.environ.get("PREFECT_HOME", defaults.PREFECT_HOME))
+    with prefect_api(home, lambda line: out.print(line, soft_wrap=True, highlight=False)):
+        from flows.pipeline import pipeline_flow
+
+        pipeline_flow.serve(name=defaults.SERVE_DEPLOYMENT, cron=cron, global_limit=1,
+                            parameters=params)

@@ -17,6 +17,7 @@ from solver.generate import random_instance
 from solver.instance import Instance, InvalidInstance, job_from_state
 from solver.plans import Plan
 from solver.policies import Settings, plan
+from warehouse.connection import warehouse_path
 from warehouse.errors import EtplanError
 from warehouse.plans import (
     attach_output_views,
@@ -71,6 +72,10 @@ def plan_window(con: duckdb.DuckDBPyConnection, outputs: Path, run_id: str, *,
     state = load_window(con, at, rescale_seconds=rescale_seconds)
     inst = window_instance(state, slot_seconds=slot_seconds, num_slots=num_slots,
                            rescale_seconds=rescale_seconds)
+    try:  # the same checks `solve` makes of a file: no NaN or infinite numbers reach a policy
+        Instance.from_dict(inst.to_dict())
+    except InvalidInstance as e:
+        raise EtplanError(f"window {at:%Y-%m-%dT%H:%M:%SZ}: {e}") from None
     # the plan made for an earlier window, moved on to this one, warm-starts the MIP
     hint = previous_plan_hint(con, outputs, at, slot_seconds, num_slots)
     p = plan(inst, policy, settings or Settings(time_limit=defaults.PLAN_TIME_LIMIT), hint=hint)
@@ -84,9 +89,20 @@ def plan_window(con: duckdb.DuckDBPyConnection, outputs: Path, run_id: str, *,
 def plan_window_in(warehouse: str | Path | None, outputs: Path, run_id: str, *,
                    at: datetime | None = None, policy: str = "mip",
                    settings: Settings | None = None) -> WindowPlan:
-    """plan_window on the warehouse file (opened and closed here)."""
+    """plan_window on the warehouse file (opened and closed here); a missing one is an error,
+    never created empty."""
+    require_warehouse(warehouse)
     with opened(warehouse) as con:
         return plan_window(con, outputs, run_id, at=at, policy=policy, settings=settings)
+
+
+def require_warehouse(warehouse: str | Path | None) -> Path:
+    """The warehouse file, which must exist (commands that read state never create it)."""
+    path = warehouse_path(warehouse)
+    if not path.exists():
+        raise EtplanError(f"{path}: no warehouse here yet; run `etplan ingest` first "
+                          "or pass --warehouse PATH")
+    return path
 
 
 def solve_file(path: Path, policy: str, settings: Settings) -> Plan:
@@ -95,6 +111,9 @@ def solve_file(path: Path, policy: str, settings: Settings) -> Plan:
         text = path.read_text(encoding="utf-8")
     except OSError as e:
         raise EtplanError(f"{path}: cannot read ({e.strerror})") from None
+    except UnicodeDecodeError:
+        raise EtplanError(f"{path}: not a window instance (not UTF-8 text); "
+                          "give the JSON of DESIGN §3.3") from None
     try:
         inst = Instance.from_json(text)
     except InvalidInstance as e:
@@ -105,6 +124,30 @@ def solve_file(path: Path, policy: str, settings: Settings) -> Plan:
 def random_instance_json(jobs: int, slots: int = defaults.NUM_SLOTS,
                          capacity: int | None = None, seed: int = 0) -> str:
     return random_instance(jobs, slots, capacity, seed).to_json() + "\n"
+
+
+def duration_text(seconds: float | None) -> str:
+    """Seconds as ops read them: 1h05m, 4m30s, - when unknown."""
+    if seconds is None:
+        return "-"
+    sign = "-" if seconds < 0 else ""
+    s = abs(int(round(seconds)))
+    if s >= 3600:
+        return f"{sign}{s // 3600}h{s % 3600 // 60:02d}m"
+    return f"{sign}{s // 60}m{s % 60:02d}s"
+
+
+def plan_table(rows: list[dict]) -> list[dict]:
+    """A plan's first slot as ops act on it: job, action, nodes now → next, ETC, saved vs
+    static (the rows of Plan.rows), jobs that change first."""
+    first = [r for r in rows if r["slot"] == 0]
+    first.sort(key=lambda r: (r["action"] in ("keep", "wait"), str(r["job_id"])))
+    return [{"job": str(r["job_id"]), "action": r["action"],
+             "nodes now → next": f"{r['current_nodes']} → {r['nodes']}",
+             "ETC": duration_text(r["etc_seconds"]),
+             "saved vs static": duration_text(
+                 None if r["etc_seconds"] is None or r["static_etc_seconds"] is None
+                 else r["static_etc_seconds"] - r["etc_seconds"])} for r in first]
 
 
 def latest_plan(outputs: Path = defaults.OUTPUTS) -> list[tuple]:

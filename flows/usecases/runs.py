@@ -4,10 +4,13 @@ Prefect flows and the bench; the demo's replay."""
 
 from __future__ import annotations
 
+import logging
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 
 from flows import defaults
+from replay import FAITHFUL_ONLY
 from replay.engine import ReplayConfig, replay
 from replay.kpis import SUMMARY_KEYS, job_kpis, ratios, run_kpis
 from replay.trace import Trace, trace_from_records
@@ -17,6 +20,8 @@ from sources.truth import read_truth
 from warehouse.errors import EtplanError
 from warehouse.outputs import write_json, write_partition
 from warehouse.replay_inputs import SqlEstimator, load_logs
+
+log = logging.getLogger(__name__)
 
 Progress = Callable[[str, float, float], None]   # (policy, simulated seconds, expected total)
 
@@ -60,6 +65,16 @@ def _write_kpis(kpis_out: Path, policy: str, result, kpis: dict) -> None:
                      for j, a, b, n in result.intervals], policy=policy)
 
 
+def _drop_stale_policies(kpis_out: Path, policies: list[str]) -> None:
+    """A rerun into the same folder replaces its KPIs: partitions of policies this run does
+    not replay would otherwise mix into its tables and report."""
+    keep = {f"policy={p}" for p in policies}
+    for part in sorted(kpis_out.glob("*/policy=*")):
+        if part.is_dir() and part.name not in keep:
+            log.info("removing %s: not a policy of this backtest", part)
+            shutil.rmtree(part)
+
+
 def backtest(logs: Path, policies: list[str], out: Path, *, truth: Path | None = None,
              capacity: int | None = None, config: ReplayConfig | None = None,
              on_progress: Progress | None = None, kpi_dir: Path | None = None) -> dict:
@@ -68,11 +83,19 @@ def backtest(logs: Path, policies: list[str], out: Path, *, truth: Path | None =
     trace = load_trace(logs, truth, capacity)
     config = config or replay_config()
     kpis_out = kpi_dir or out / "kpis"
+    _drop_stale_policies(kpis_out, policies)
     summary: dict[str, dict] = {}
+    faithful = any(p in FAITHFUL_ONLY for p in policies)
     for policy in policies:
-        result = replay(trace, policy, SqlEstimator(), config,
-                        on_progress=(lambda done, total, p=policy: on_progress(p, done, total))
-                        if on_progress else None)
+        if faithful:   # the Pollux artifact's engine rules (replay/faithful.py)
+            from replay.pollux_runs import replay_imported
+
+            result = replay_imported(truth or logs / "truth.json", policy,
+                                     settings=config.settings)
+        else:
+            result = replay(trace, policy, SqlEstimator(), config,
+                            on_progress=(lambda done, total, p=policy:
+                                         on_progress(p, done, total)) if on_progress else None)
         kpis = run_kpis(result)
         _write_kpis(kpis_out, policy, result, kpis)
         summary[policy] = {k: kpis[k] for k in SUMMARY_KEYS}

@@ -7,7 +7,8 @@ from __future__ import annotations
 import numpy as np
 
 from solver.instance import Instance, Job
-from solver.policies.horizon import largest_allowed, simulate
+from solver.policies.fitting import largest_allowed
+from solver.policies.horizon import simulate
 
 
 def _step(jobs: list[Job], size: list[int], left: np.ndarray, free: int) -> None:

@@ -4,49 +4,46 @@ the instance's throughput, and fitting running jobs into a slot's capacity.
 A job that runs out of work in a slot frees its nodes from the next slot on. When a slot's
 capacity is below what the running jobs hold, they shrink toward their minimum (latest
 submitted first), and only jobs released by the capacity rule (solver.capacity) are stopped.
+A queued job starts only when its smallest size still fits the tightest later slot beside the
+smallest sizes of the jobs already on (no job stops before it is done, DESIGN §4), so a plan
+never holds more nodes than a slot has.
 """
 
 from __future__ import annotations
 
-import bisect
 from collections.abc import Callable
 
 import numpy as np
 
 from solver.instance import Instance, Job
 from solver.objective import slot_progress
+from solver.policies.churn import fit_first_slot, limit_churn
+from solver.policies.fitting import fit_capacity
 
 # one slot's decision: grows `size` (nodes per job, in submit order) in place, given each job's
 # work `left` (samples) and the nodes `free` in the slot
 Step = Callable[[list[Job], list[int], np.ndarray, int], None]
 
 
-def largest_allowed(job: Job, limit: int) -> int:
-    """The largest allowed node count ≤ limit (0 if none)."""
-    allowed = job.allowed
-    k = bisect.bisect_right(allowed, limit)
-    return allowed[k - 1] if k else 0
+def start_room(inst: Instance, size: list[int], released: set[str], t: int) -> int:
+    """Nodes a job starting in slot t may take for good: the tightest capacity from t on less
+    the smallest sizes of the jobs on that may not stop (not released)."""
+    held = sum(job.allowed[0] for job, n in zip(inst.jobs, size, strict=True)
+               if n > 0 and job.job_id not in released)
+    return min(inst.capacity[t:]) - held
 
 
-def fit_capacity(inst: Instance, size: list[int], cap: int, released: set[str]) -> None:
-    """Shrink `size` in place to fit `cap`: running jobs toward their minimum, latest submitted
-    first, then the released jobs stop (latest first) until it fits."""
-    over = sum(size) - cap
-    order = sorted((j for j in range(len(size)) if size[j] > 0), reverse=True)
-    for j in order:
-        if over <= 0:
-            return
-        job = inst.jobs[j]
-        target = largest_allowed(job, max(size[j] - over, job.min_nodes))
-        if 0 < target < size[j]:
-            over -= size[j] - target
-            size[j] = target
-    for j in order:
-        if over <= 0:
-            return
-        if inst.jobs[j].job_id in released and size[j] > 0:
-            over -= size[j]
-            size[j] = 0
+def keep_fitting_starts(inst: Instance, before: list[int], size: list[int], released: set[str],
+                        t: int) -> None:
+    """Undo, in place and in submit order, the starts of slot t (jobs off in `before`, on in
+    `size`) whose smallest size would not fit the tightest later slot."""
+    room = start_room(inst, before, released, t)
+    for j, job in enumerate(inst.jobs):
+        if before[j] == 0 and size[j] > 0:
+            if job.allowed[0] <= room:
+                room -= job.allowed[0]
+            else:
+                size[j] = 0
 
 
 def work_left(inst: Instance, nodes: np.ndarray, prev: np.ndarray, left: np.ndarray
@@ -60,7 +57,7 @@ def work_left(inst: Instance, nodes: np.ndarray, prev: np.ndarray, left: np.ndar
 
 def simulate(inst: Instance, released: set[str], step: Step) -> np.ndarray:
     """nodes[j, t] when every slot the running jobs are fitted to its capacity and then `step`
-    hands out the free nodes."""
+    hands out the free nodes; in slot 0 both keep the churn rules (solver.policies.churn)."""
     J, T = len(inst.jobs), inst.T
     nodes = np.zeros((J, T), dtype=int)
     left = np.array([job.remaining_work for job in inst.jobs], dtype=float)
@@ -68,8 +65,15 @@ def simulate(inst: Instance, released: set[str], step: Step) -> np.ndarray:
     prev = np.array([job.current_nodes for job in inst.jobs], dtype=int)
     for t in range(T):
         cap = inst.capacity[t]
-        fit_capacity(inst, size, cap, released)
+        if t == 0:
+            fit_first_slot(inst, size, released)
+        else:
+            fit_capacity(inst, size, cap, released)
+        before = list(size)
         step(inst.jobs, size, left, cap - sum(size))
+        keep_fitting_starts(inst, before, size, released, t)
+        if t == 0:
+            limit_churn(inst, before, size)
         nodes[:, t] = size
         left = work_left(inst, nodes[:, t], prev, left)
         prev = nodes[:, t]
@@ -77,15 +81,22 @@ def simulate(inst: Instance, released: set[str], step: Step) -> np.ndarray:
     return nodes
 
 
-def hold(inst: Instance, size: list[int]) -> np.ndarray:
-    """nodes[j, t]: each job keeps `size[j]` over the horizon until its work runs out."""
+def hold(inst: Instance, size: list[int], released: set[str] | None = None) -> np.ndarray:
+    """nodes[j, t]: each job keeps `size[j]` over the horizon until its work runs out. With
+    `released` given, fitted to each slot's capacity (shrunk toward its minimum; a released job
+    once stopped stays off); without, exactly `size` (the churn-free `keep` plan)."""
     J, T = len(inst.jobs), inst.T
     nodes = np.zeros((J, T), dtype=int)
-    want = np.array(size, dtype=int)
+    want = list(size)
     left = np.array([job.remaining_work for job in inst.jobs], dtype=float)
     prev = np.array([job.current_nodes for job in inst.jobs], dtype=int)
     for t in range(T):
-        nodes[:, t] = np.where(left > 0, want, 0)
+        slot = [n if rest > 0 else 0 for n, rest in zip(want, left, strict=True)]
+        if released is not None:
+            fit_capacity(inst, slot, inst.capacity[t], released)
+        want = [0 if n == 0 and w > 0 and rest > 0 else w
+                for n, w, rest in zip(slot, want, left, strict=True)]
+        nodes[:, t] = slot
         left = work_left(inst, nodes[:, t], prev, left)
         prev = nodes[:, t]
     return nodes

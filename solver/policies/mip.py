@@ -17,6 +17,7 @@ from solver.model import SparseModel, build
 from solver.objective import DONE_TOL, progress_fractions, score, violations
 from solver.plans import Plan, make_plan
 from solver.policies.greedy import greedy
+from solver.policies.horizon import hold
 from solver.policies.optimus import optimus
 from solver.policies.settings import Hint, Settings
 
@@ -61,12 +62,17 @@ class _Start:
 
 
 def _heuristic_start(inst: Instance, released: set[str], hint: Hint | None) -> _Start:
-    """The best of the greedy, Optimus-style and hinted plans: the warm start and the fallback
-    (each is feasible for the model, so the MIP is never worse than any of them)."""
+    """The best of the greedy, Optimus-style and hinted plans (and, under a churn budget, the
+    plan that resizes nobody): the warm start and the fallback (each is feasible for the model
+    unless it breaks a rule, when it is skipped, so the MIP is never worse than any of them)."""
     name, best, best_score = "greedy", None, -float("inf")
     candidates = {"greedy": greedy(inst, released), "optimus": optimus(inst, released)}
     if hint:
         candidates["previous_plan"] = hinted_nodes(inst, hint)
+    if inst.max_rescales is not None or inst.cooldown_seconds is not None:
+        # no rescale at all: the plan that obeys any churn budget (DESIGN §4.1)
+        candidates["keep"] = hold(inst, [0 if job.job_id in released else job.current_nodes
+                                         for job in inst.jobs])
     for cand, nodes in candidates.items():
         if violations(inst, nodes, preemptible=released):
             continue  # capacity fell below what this heuristic kept running

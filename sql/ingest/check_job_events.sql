@@ -1,12 +1,19 @@
 -- Checks across rows: duplicates, events of unknown jobs, events out of order. Each step looks only
 -- at rows that are still good, together with what the warehouse already holds.
 
--- Duplicates: the same job, event and time already in the warehouse (check_duplicates.sql
--- took those twice in this file).
+-- Duplicates: the same job, event and time (and size, for started / scaled) already in the
+-- warehouse (check_duplicates.sql took those twice in this file).
+-- A row with the key of a loaded row but other values says so: the file was edited since.
 UPDATE stage SET reason = 'duplicate of a row already loaded (file ' || e.file_id || ', row ' || e.row_no || ')'
+    || CASE WHEN (stage.nodes, stage.min_nodes, stage.max_nodes, stage.requested_nodes,
+                  stage.total_work, stage.weight, stage.model, stage.tenant)
+                 IS DISTINCT FROM (e.nodes, e.min_nodes, e.max_nodes, e.requested_nodes,
+                                   e.total_work, e.weight, e.model, e.tenant)
+            THEN ' but with different values: the row changed since it was loaded' ELSE '' END
 FROM job_events e
 WHERE stage.reason IS NULL AND e.job_id = stage.job_id AND e.event = stage.event
-  AND e.event_time = stage.event_time;
+  AND e.event_time = stage.event_time
+  AND (stage.event NOT IN ('started', 'scaled') OR e.nodes = stage.nodes);
 
 -- A job is submitted once.
 UPDATE stage SET reason = 'job ' || stage.job_id || ' already submitted at ' || strftime(s.first_time, '%Y-%m-%dT%H:%M:%SZ')
@@ -68,30 +75,39 @@ FROM (
                          || job_min || ', ' || job_max || ']'
             END END AS verdict
             FROM (
-                -- the lifecycle from the rows still good; what the warehouse holds comes first,
-                -- then this file's rows by time
-                SELECT round + 1 AS round, job_id, event, event_time, nodes, min_nodes, max_nodes,
-                       src_row, is_new, reason,
-                       min(event_time) FILTER (WHERE good AND event = 'submitted') OVER job
-                           AS submit_time,
-                       any_value(min_nodes) FILTER (WHERE good AND event = 'submitted') OVER job
-                           AS job_min,
-                       any_value(max_nodes) FILTER (WHERE good AND event = 'submitted') OVER job
-                           AS job_max,
+                -- the end of the lifecycle: a `completed` before the start is not an end (it is
+                -- rejected itself), so it cannot put the start out of order too
+                SELECT *,
                        arg_min(event_time, (is_new, event_time, src_row))
-                           FILTER (WHERE good AND event = 'started') OVER job AS start_time,
-                       arg_min(src_row, (is_new, event_time, src_row))
-                           FILTER (WHERE good AND event = 'started') OVER job AS start_src,
-                       arg_min(event_time, (is_new, event_time, src_row))
-                           FILTER (WHERE good AND event IN ('completed', 'failed', 'cancelled'))
-                           OVER job AS end_time,
+                           FILTER (WHERE good AND is_end) OVER job AS end_time,
                        arg_min(event, (is_new, event_time, src_row))
-                           FILTER (WHERE good AND event IN ('completed', 'failed', 'cancelled'))
-                           OVER job AS end_event,
+                           FILTER (WHERE good AND is_end) OVER job AS end_event,
                        arg_min(src_row, (is_new, event_time, src_row))
-                           FILTER (WHERE good AND event IN ('completed', 'failed', 'cancelled'))
-                           OVER job AS end_src
-                FROM (SELECT *, reason IS NULL AS good FROM rounds WHERE changed AND round < 20)
+                           FILTER (WHERE good AND is_end) OVER job AS end_src
+                FROM (
+                    SELECT *, event IN ('failed', 'cancelled')
+                              OR (event = 'completed' AND event_time >= start_time) AS is_end
+                    FROM (
+                        -- the lifecycle from the rows still good; what the warehouse holds
+                        -- comes first, then this file's rows by time
+                        SELECT round + 1 AS round, job_id, event, event_time, nodes, min_nodes,
+                               max_nodes, src_row, is_new, reason, good,
+                               min(event_time) FILTER (WHERE good AND event = 'submitted')
+                                   OVER job AS submit_time,
+                               any_value(min_nodes) FILTER (WHERE good AND event = 'submitted')
+                                   OVER job AS job_min,
+                               any_value(max_nodes) FILTER (WHERE good AND event = 'submitted')
+                                   OVER job AS job_max,
+                               arg_min(event_time, (is_new, event_time, src_row))
+                                   FILTER (WHERE good AND event = 'started') OVER job
+                                   AS start_time,
+                               arg_min(src_row, (is_new, event_time, src_row))
+                                   FILTER (WHERE good AND event = 'started') OVER job AS start_src
+                        FROM (SELECT *, reason IS NULL AS good FROM rounds
+                              WHERE changed AND round < 20)
+                        WINDOW job AS (PARTITION BY job_id)
+                    )
+                )
                 WINDOW job AS (PARTITION BY job_id)
             )
         )

@@ -14,6 +14,16 @@ SELECT _row, _raw, 'malformed JSON: each line must be one JSON object' AS reason
 FROM jsonl_lines
 WHERE NOT coalesce(json_valid(_raw), false) OR json_type(CASE WHEN json_valid(_raw) THEN _raw END) <> 'OBJECT';
 
+-- an object naming a key twice: which value is meant is unknown, so the line is rejected
+INSERT INTO parse_rejects
+SELECT _row, any_value(_raw), 'malformed JSON: key ' || string_agg(k, ', ' ORDER BY k)
+                             || ' appears more than once in the object' AS reason
+FROM (SELECT _row, any_value(_raw) AS _raw, k
+      FROM (SELECT _row, _raw, unnest(json_keys(_raw)) AS k FROM jsonl_lines
+            WHERE _row NOT IN (SELECT _row FROM parse_rejects))
+      GROUP BY _row, k HAVING count(*) > 1)
+GROUP BY _row;
+
 CREATE OR REPLACE TEMP TABLE file_rows AS
 SELECT _row, _raw, unnest(from_json(_raw, $schema))
 FROM jsonl_lines

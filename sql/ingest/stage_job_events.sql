@@ -6,7 +6,7 @@ WITH c AS (
         job_id AS job_in, event_time AS event_time_in, nodes AS nodes_in, min_nodes AS min_in,
         max_nodes AS max_in, requested_nodes AS req_in, total_work AS work_in, weight AS weight_in,
         CAST(job_id AS VARCHAR) AS job_id,
-        TRY_CAST(event_time AS TIMESTAMPTZ) AS event_time,
+        etplan_time(event_time) AS event_time,
         lower(CAST(event AS VARCHAR)) AS event,
         TRY_CAST(nodes AS DOUBLE) AS nodes_d, TRY_CAST(min_nodes AS DOUBLE) AS min_d,
         TRY_CAST(max_nodes AS DOUBLE) AS max_d, TRY_CAST(requested_nodes AS DOUBLE) AS req_d,
@@ -15,12 +15,21 @@ WITH c AS (
     FROM file_in
 ), t AS (
     SELECT *, etplan_whole(nodes_d) AS nodes, etplan_whole(min_d) AS min_nodes,
-           etplan_whole(max_d) AS max_nodes, etplan_whole(req_d) AS requested_nodes
+           etplan_whole(max_d) AS max_nodes, etplan_whole(req_d) AS requested_nodes,
+           -- physical bounds: node counts, then the time (docs/data-contracts.md "Bounds")
+           coalesce(etplan_too_large('nodes', nodes_d, 1000000),
+                    etplan_too_large('min_nodes', min_d, 1000000),
+                    etplan_too_large('max_nodes', max_d, 1000000),
+                    etplan_too_large('requested_nodes', req_d, 1000000),
+                    etplan_time_bounds('event_time', event_time)) AS too_large,
+           coalesce(etplan_outside('total_work', total_work, 1e-6, 1e18),
+                    etplan_outside('weight', weight, 1e-6, 1e6)) AS outside
     FROM c
 )
 SELECT _row,
     job_id, event_time, event, nodes, min_nodes, max_nodes,
-    row(job_id, event, event_time) AS _key,
+    -- a job may be resized twice in one second: its started / scaled events differ by nodes
+    row(job_id, event, event_time, CASE WHEN event IN ('started', 'scaled') THEN nodes END) AS _key,
     coalesce(requested_nodes, CASE WHEN event = 'submitted' THEN min_nodes END) AS requested_nodes,
     total_work, weight, model, tenant,
     CASE
@@ -28,6 +37,7 @@ SELECT _row,
         WHEN event IS NULL OR etplan_text(event) IS NULL THEN 'missing field: event'
         WHEN event_time IS NULL
             THEN etplan_unreadable('event_time', event_time_in, 'an ISO 8601 timestamp')
+        WHEN too_large IS NOT NULL THEN too_large
         WHEN event NOT IN ('submitted', 'started', 'scaled', 'completed', 'failed', 'cancelled')
             THEN 'unknown event ' || etplan_show(event)
                  || ' (expected submitted, started, scaled, completed, failed or cancelled)'
@@ -64,6 +74,7 @@ SELECT _row,
         WHEN total_work IS NOT NULL AND total_work <= 0
             THEN 'total_work must be > 0 (got ' || total_work || ')'
         WHEN weight IS NOT NULL AND weight <= 0 THEN 'weight must be > 0 (got ' || weight || ')'
+        WHEN outside IS NOT NULL THEN outside
     END AS reason,
     _raw
 FROM t;

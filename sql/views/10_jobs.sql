@@ -11,7 +11,9 @@ life AS (
            min(event_time) FILTER (WHERE event = 'started') AS first_start,
            min(event_time) FILTER (WHERE event IN ('completed', 'failed', 'cancelled')) AS finish_time,
            arg_min(event, event_time) FILTER (WHERE event IN ('completed', 'failed', 'cancelled')) AS end_event,
-           arg_max(nodes, event_time) FILTER (WHERE event IN ('started', 'scaled')) AS last_nodes,
+           -- the last size event; two in one second: the later one in the file
+           arg_max(nodes, (event_time, file_id, row_no))
+               FILTER (WHERE event IN ('started', 'scaled')) AS last_nodes,
            count(*) FILTER (WHERE event = 'scaled') AS rescales
     FROM job_events GROUP BY job_id
 )

@@ -3,7 +3,8 @@
 CREATE OR REPLACE TEMP VIEW job_intervals AS
 WITH ev AS (
     SELECT job_id, event, event_time, nodes,
-           lead(event_time) OVER (PARTITION BY job_id ORDER BY event_time, row_no) AS next_time
+           lead(event_time) OVER (PARTITION BY job_id ORDER BY event_time, file_id, row_no)
+               AS next_time
     FROM job_events
     WHERE event IN ('started', 'scaled', 'completed', 'failed', 'cancelled')
 )

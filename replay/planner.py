@@ -1,0 +1,65 @@
+"""Our policies (mip, optimus, greedy, fifo) in the faithful replay.
+
+At each decision every active job becomes a solver `Job` through the one adapter,
+`solver.instance.job_from_state`: work in one-GPU seconds (packed), summed over the job's
+remaining epochs at the engine's own per-epoch rate, so remaining and total work are exact; the
+curve is f(n) = remaining seconds on 1 GPU ÷ remaining seconds on n GPUs packed (oracle, like
+Optimus+Oracle); the range is [1, B // smallest per-GPU batch] (or the job's own); waiting is the
+time queued before the first start; a restart costs the engine's 30 s. The plan's first-slot
+counts go back to the engine, which places them best-fit (`replay.cluster`); the rest of the
+plan is the next decision's warm start.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from replay.cluster import RESTART_SECONDS
+from replay.faithful import EngineJob, EnginePolicy, State
+from replay.pollux_physics import max_useful_gpus, remaining_seconds
+from solver.instance import Instance, candidate_sizes, job_from_state
+from solver.policies import Settings, plan
+
+
+@dataclass
+class PlannerPolicy(EnginePolicy):
+    name: str = "mip"
+    slot_seconds: float = 60.0
+    num_slots: int = 6
+    settings: Settings = field(default_factory=lambda: Settings(time_limit=0.3))
+    placement: str = "best_fit"
+
+    def __post_init__(self):
+        self.hint: dict[str, list[int]] = {}
+
+    def job_range(self, j: EngineJob) -> tuple[int, int]:
+        hi = j.spec.max_gpus or max_useful_gpus(j.model, j.spec.batch_size)
+        lo = min(j.spec.min_gpus, hi)
+        return lo, hi
+
+    def solver_job(self, j: EngineJob, current: int, t: float):
+        s, m = j.spec, j.model
+        lo, hi = self.job_range(j)
+        req = min(max(s.requested_gpus, lo), hi)
+        one = remaining_seconds(m, s.batch_size, 1, j.epoch, j.progress)
+        curve = {}
+        for n in candidate_sizes(lo, hi, req, current):
+            left = remaining_seconds(m, s.batch_size, n, j.epoch, j.progress)
+            if left and one:
+                curve[n] = one / left
+        state = {"job_id": j.name, "min_nodes": lo, "max_nodes": hi, "requested_nodes": req,
+                 "current_nodes": current, "remaining_work": one,
+                 "total_work": max(remaining_seconds(m, s.batch_size, 1, 0, 0.0), one),
+                 "weight": 1.0,
+                 "waiting_seconds": t - s.submit if j.first_start is None else 0.0}
+        return job_from_state(state, curve, rescale_seconds=RESTART_SECONDS)
+
+    def decide(self, state: State) -> dict[str, int]:
+        jobs = [self.solver_job(j, len(state.allocations.get(j.name, [])), state.time)
+                for j in state.jobs]
+        inst = Instance(jobs=jobs, capacity=[state.gpus] * self.num_slots,
+                        slot_seconds=self.slot_seconds, num_slots=self.num_slots)
+        p = plan(inst, self.name, self.settings, hint=self.hint)
+        rows = p.nodes_by_job()
+        self.hint = {k: list(v[1:]) for k, v in rows.items()}
+        return {k: int(v[0]) for k, v in rows.items()}

@@ -1,0 +1,181 @@
+"""What a job's training costs in the Pollux artifact's engine (the faithful replay's physics).
+
+Rules re-derived from the artifact's simulator (petuum/adaptdl, osdi21-artifact, `simulator/`;
+no code copied), read from the measured files through `sources.pollux.load_raw_profile`:
+- batch config: a fixed total batch B on n GPUs trains ⌈B/n⌉ per GPU, capped at the model's
+  largest measured per-GPU batch (yolov3: 8); the rest is gradient accumulation (`batch_config`);
+- step time at a placement (GPUs per machine): the measured row of `placements.csv` for the
+  placement's smallest rotation, linear in the per-GPU batch; otherwise a linear interpolation
+  over (machines, GPUs, per-GPU batch) of the averaged placement rows and `scalability.csv`;
+- an iteration is one step plus `accum` micro-steps that cost the step minus its sync time;
+- progress is statistical-efficiency-adjusted: an iteration at trained batch b adds
+  gain(b) = (var + sqr) / (var / s + sqr), s = b / smallest measured B, with the epoch's
+  `grad_sqr`/`grad_var` interpolated between the measured batches; epoch e ends at the smallest
+  `progress` any measured batch shows at row e−1, and a job completes after its model's epochs.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+import numpy as np
+from scipy.interpolate import LinearNDInterpolator
+
+from replay.cluster import GPUS_PER_MACHINE, MACHINES, Placement, packed
+from sources.pollux import EPOCHS, RawProfile, load_raw_profile
+
+EPS = 1e-8
+MAX_LOCAL_BSZ_OVERRIDE = {"yolov3": 8}
+
+
+class Model:
+    """One model's step times and statistical efficiency, from its measured rows."""
+
+    def __init__(self, raw: RawProfile, max_epochs: int | None = None):
+        self.name = raw.model
+        self.validation = raw.validation
+        self.init_batch_size = min(raw.validation)
+        self.max_batch_size = max(raw.validation)
+        local = [int(r["local_bsz"]) for r in raw.placements]
+        self.min_local_bsz = min(local)
+        self.max_local_bsz = MAX_LOCAL_BSZ_OVERRIDE.get(self.name, max(local))
+        self.max_epochs = max_epochs or EPOCHS[self.name]
+        by_placement: dict[str, list[tuple[float, float, float]]] = {}
+        for r in raw.placements:
+            by_placement.setdefault(r["placement"], []).append(
+                (r["local_bsz"], r["step_time"], r["sync_time"]))
+        self._table = {p: np.array(sorted(v)).T for p, v in by_placement.items()}
+        self._nd = _interpolator(raw)
+
+    def step_time(self, placement: Placement, local_bsz: float) -> tuple[float, float]:
+        """(step seconds, sync seconds) of one iteration at this placement."""
+        return self._step_time(tuple(p for p in placement if p), float(local_bsz))
+
+    @cache  # noqa: B019 - one Model per model, alive for the process
+    def _step_time(self, placement: Placement, local_bsz: float) -> tuple[float, float]:
+        rot = min(placement[i:] + placement[:i] for i in range(len(placement)))
+        key = "".join(map(str, rot))
+        if key in self._table:
+            bs, step, sync = self._table[key]
+            return float(np.interp(local_bsz, bs, step)), float(np.interp(local_bsz, bs, sync))
+        out = self._nd([[min(len(rot), MACHINES), sum(rot), local_bsz]])[0]
+        if not np.all(np.isfinite(out)):
+            raise ValueError(f"{self.name}: no step time for {rot} at per-GPU batch {local_bsz}")
+        return float(out[0]), float(out[1])
+
+    def _column(self, batch: float, column: str, epoch: int) -> float:
+        lo = max((b for b in self.validation if b <= batch), default=None)
+        hi = min((b for b in self.validation if b >= batch), default=None)
+        if lo is None or hi is None:
+            raise ValueError(f"{self.name}: batch {batch} outside {list(self.validation)}")
+        a = self.validation[lo][column][epoch]
+        if lo == hi:
+            return a
+        return ((batch - lo) * self.validation[hi][column][epoch] + (hi - batch) * a) / (hi - lo)
+
+    @cache  # noqa: B019
+    def progress_at(self, epoch: int) -> float:
+        """Progress at the end of `epoch` epochs (0 at the start)."""
+        if epoch == 0:
+            return 0.0
+        return min(v["progress"][epoch - 1] for v in self.validation.values())
+
+    @cache  # noqa: B019
+    def gain(self, batch: float, epoch: int) -> float:
+        """Statistical efficiency of one iteration at `batch` against the smallest batch."""
+        sqr = self._column(batch, "grad_sqr", epoch)
+        var = self._column(batch, "grad_var", epoch)
+        return (var + sqr) / (var / (batch / self.init_batch_size) + sqr)
+
+    def iterations(self, batch: float, epoch: int) -> float:
+        """Cumulative iterations at validation row `epoch` (after epoch + 1 epochs)."""
+        return self._column(batch, "iteration", epoch)
+
+
+def _interpolator(raw: RawProfile) -> LinearNDInterpolator:
+    """(machines, GPUs, per-GPU batch) -> (step, sync): placement rows averaged per key, plus
+    the scalability rows."""
+    groups: dict[tuple[float, float, float], list[tuple[float, float]]] = {}
+    for r in raw.placements:
+        p = r["placement"]
+        key = (float(len(p)), float(sum(map(int, p))), r["local_bsz"])
+        groups.setdefault(key, []).append((r["step_time"], r["sync_time"]))
+    xs = [list(k) for k in groups]
+    ys = [list(np.mean(v, axis=0)) for v in groups.values()]
+    for r in raw.scalability:
+        xs.append([r["num_nodes"], r["num_replicas"], r["local_bsz"]])
+        ys.append([r["step_time"], r["sync_time"]])
+    return LinearNDInterpolator(np.array(xs), np.array(ys))
+
+
+@cache
+def load_model(traces: Path, model: str) -> Model:
+    return Model(load_raw_profile(traces, model))
+
+
+def batch_config(m: Model, batch_size: int, gpus: int, one_gpu_accum: bool = False
+                 ) -> tuple[int, int]:
+    """(per-GPU micro-batch, extra accumulation steps) of a fixed total batch on `gpus` GPUs.
+    On one GPU a batch above the smallest measured one always accumulates at least once
+    (`one_gpu_accum`: always, as Optimus's step-time prediction assumes)."""
+    local = math.ceil(batch_size / gpus - EPS)
+    accum = math.ceil(local / m.max_local_bsz - EPS) - 1
+    if gpus == 1 and (one_gpu_accum or batch_size > m.init_batch_size):
+        accum = max(1, accum)
+    atomic = math.ceil(local / (accum + 1) - EPS)
+    return min(atomic, int(m.max_batch_size / (gpus * (accum + 1)))), accum
+
+
+def iteration_seconds(m: Model, placement: Placement, atomic: int, accum: int) -> float:
+    step, sync = m.step_time(placement, atomic)
+    return step + (step - sync) * accum
+
+
+@dataclass(frozen=True)
+class Rate:
+    progress_per_s: float
+    iteration_s: float
+    trained_batch: int
+
+
+def job_rate(m: Model, batch_size: int, placement: Placement, epoch: int = 0) -> Rate:
+    """What the engine charges a fixed-batch job at a placement during `epoch`."""
+    placement = tuple(p for p in placement if p)
+    n = sum(placement)
+    atomic, accum = batch_config(m, batch_size, n)
+    it_s = iteration_seconds(m, placement, atomic, accum)
+    trained = n * atomic * (accum + 1)
+    return Rate(m.gain(trained, min(epoch, m.max_epochs - 1)) / it_s, it_s, trained)
+
+
+@cache
+def epoch_seconds(m: Model, batch_size: int, gpus: int) -> tuple[float, ...] | None:
+    """Seconds each epoch takes on `gpus` GPUs packed (None: no step time there)."""
+    try:
+        out = tuple((m.progress_at(e + 1) - m.progress_at(e))
+                    / job_rate(m, batch_size, packed(gpus), e).progress_per_s
+                    for e in range(m.max_epochs))
+    except ValueError:
+        return None
+    return out if all(math.isfinite(x) and x > 0 for x in out) else None
+
+
+def remaining_seconds(m: Model, batch_size: int, gpus: int, epoch: int, progress: float
+                      ) -> float | None:
+    """Seconds a job at (epoch, progress) still needs on `gpus` GPUs packed, no restarts."""
+    secs = epoch_seconds(m, batch_size, gpus)
+    if secs is None:
+        return None
+    if epoch >= m.max_epochs:
+        return 0.0
+    lo, hi = m.progress_at(epoch), m.progress_at(epoch + 1)
+    left = (hi - min(max(progress, lo), hi)) / (hi - lo)
+    return left * secs[epoch] + sum(secs[epoch + 1:])
+
+
+def max_useful_gpus(m: Model, batch_size: int) -> int:
+    """Most GPUs a job can use: one per smallest measured per-GPU batch, at most the cluster."""
+    return max(1, min(MACHINES * GPUS_PER_MACHINE, batch_size // m.min_local_bsz))
