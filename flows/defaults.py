@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from solver.instance import DEFAULT_RESCALE_SECONDS
+from solver.instance import DEFAULT_NUM_SLOTS, DEFAULT_RESCALE_SECONDS, DEFAULT_SLOT_SECONDS
 from warehouse.connection import DEFAULT_WAREHOUSE
 
 WAREHOUSE = DEFAULT_WAREHOUSE              # overridden by --warehouse / $ETPLAN_WAREHOUSE
@@ -16,8 +16,8 @@ DEMO_LOGS = Path("data") / "demo-logs"     # where `etplan demo` writes its synt
 PREFECT_HOME = Path(".prefect")            # Prefect's state, per checkout (unless $PREFECT_HOME)
 
 # the operational window: a plan every SLOT_SECONDS, NUM_SLOTS slots ahead
-SLOT_SECONDS = 600.0
-NUM_SLOTS = 6
+SLOT_SECONDS = DEFAULT_SLOT_SECONDS
+NUM_SLOTS = DEFAULT_NUM_SLOTS
 SERVE_CRON = "*/10 * * * *"                # the schedule's default: one plan per slot
 SERVE_DEPLOYMENT = "etplan-serve"          # `etplan serve`'s; prefect.yaml's is etplan-pipeline
 RESCALE_SECONDS = DEFAULT_RESCALE_SECONDS

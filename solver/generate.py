@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from solver.instance import Instance, Job
+from solver.instance import DEFAULT_NUM_SLOTS, DEFAULT_SLOT_SECONDS, Instance, Job
 
 
-def random_instance(n_jobs: int, num_slots: int = 6, capacity: int | None = None, seed: int = 0,
-                    *, slot_seconds: float = 600.0, max_allowed: int = 6,
+def random_instance(n_jobs: int, num_slots: int = DEFAULT_NUM_SLOTS, capacity: int | None = None,
+                    seed: int = 0,
+                    *, slot_seconds: float = DEFAULT_SLOT_SECONDS, max_allowed: int = 6,
                     running_share: float = 0.4) -> Instance:
     """`capacity` defaults to about two thirds of what the jobs ask for, so that roughly a third
     of them queue."""

@@ -11,6 +11,8 @@ from datetime import datetime
 from typing import Any
 
 DEFAULT_RESCALE_SECONDS = 30.0   # seconds a start or size change costs (DESIGN §3.3 default)
+DEFAULT_SLOT_SECONDS = 600.0     # a slot's length (DESIGN §3.3 example)
+DEFAULT_NUM_SLOTS = 6            # slots per window
 # the objective's defaults, chosen by the objective trials in the faithful Pollux engine
 # (docs/model.md, "Objective"): progress per unit of work weighted 1/(W^(1−α)·R^α), queued time
 # aged over τ seconds, κ node-slots per slot in which a running job changes size
@@ -71,8 +73,8 @@ class Job:
 class Instance:
     jobs: list[Job]
     capacity: list[int]
-    slot_seconds: float = 600.0
-    num_slots: int = 6
+    slot_seconds: float = DEFAULT_SLOT_SECONDS
+    num_slots: int = DEFAULT_NUM_SLOTS
     discount: float = 0.9
     aging_seconds: float = DEFAULT_AGING_SECONDS
     window_start: str | None = None
@@ -104,7 +106,7 @@ class Instance:
         for key in ("capacity", "jobs"):
             if key not in data:
                 raise InvalidInstance(f"instance: missing {key!r}")
-        num_slots = _int(data.get("num_slots", 6), "instance", "num_slots", low=1)
+        num_slots = _int(data.get("num_slots", DEFAULT_NUM_SLOTS), "instance", "num_slots", low=1)
         cap = data["capacity"]
         if isinstance(cap, list):
             if len(cap) != num_slots:
@@ -122,8 +124,8 @@ class Instance:
                 raise InvalidInstance(f"job {j.job_id}: job_id appears twice")
             seen.add(j.job_id)
         inst = cls(jobs=jobs, capacity=capacity,
-                   slot_seconds=_num(data.get("slot_seconds", 600.0), "instance", "slot_seconds",
-                                     positive=True),
+                   slot_seconds=_num(data.get("slot_seconds", DEFAULT_SLOT_SECONDS), "instance",
+                                     "slot_seconds", positive=True),
                    num_slots=num_slots,
                    discount=_num(data.get("discount", 0.9), "instance", "discount",
                                  positive=True),
