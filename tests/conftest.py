@@ -7,6 +7,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 # Prefect's state for this test session only (never ~/.prefect nor the project's .prefect/);
 # set before anything imports Prefect, and inherited by every `etplan` the tests run
@@ -15,6 +16,12 @@ os.environ["PREFECT_SERVER_ANALYTICS_ENABLED"] = "false"
 os.environ.pop("PREFECT_API_URL", None)
 
 from warehouse.connection import connect  # noqa: E402
+
+# property tests draw the same examples on every run (CI is repeatable); to explore new
+# examples run with HYPOTHESIS_PROFILE=explore (and more of them)
+settings.register_profile("repeatable", derandomize=True, print_blob=True)
+settings.register_profile("explore", max_examples=1000, print_blob=True)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "repeatable"))
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED_DATA = REPO.parent / "shared" / "data"

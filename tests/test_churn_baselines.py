@@ -97,3 +97,13 @@ def test_a_forced_shrink_in_cooldown_stops_a_released_job_instead():
         nodes = rule(inst, released)
         assert nodes[:, 0].tolist() == [4, 0]
         assert violations(inst, nodes, preemptible=released) == []
+
+
+def test_optimus_ends_when_forced_shrinks_use_the_whole_budget():
+    """Found by a CI run: shrinks forced by capacity took more than `max_rescales`, and the
+    loop that hands the budget out never ended."""
+    inst = _with_rules(random_instance(11, num_slots=4, seed=4471, running_share=1.0),
+                       1, 1800.0, [7200.0, 7200.0, None], [19])
+    released, _ = preemptible_jobs(inst)
+    nodes = optimus(inst, released)
+    assert nodes[:, 0].sum() <= 19

@@ -78,13 +78,14 @@ def _churn_free(inst: Instance, released: set[str]) -> list[int]:
     fit_first_slot(inst, base, released)
     forced = set(rescaled(inst, base))
     fixed = {j for j, job in enumerate(inst.jobs) if inst.in_cooldown(job)}
-    room = len(inst.jobs) if inst.max_rescales is None else inst.max_rescales - len(forced)
+    # forced shrinks count first; past the budget no other job may change size
+    room = len(inst.jobs) if inst.max_rescales is None else max(inst.max_rescales - len(forced), 0)
     while True:
         size = _marginal(inst, released, base, fixed)
         new = [j for j in rescaled(inst, size) if j not in forced and j not in fixed]
         if len(new) <= room:
             return size
-        fixed |= set(new[max(room, 0):])
+        fixed |= set(new[room:])
 
 
 def optimus(inst: Instance, released: set[str] | None = None) -> np.ndarray:
