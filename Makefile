@@ -33,11 +33,18 @@ test: $(STAMP) system-packages
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest -q
 
+# every figure of docs/benchmarks.md and docs/results.md (several hours on 2 cores; each script
+# writes bench/results/ and only its own section of the docs, so one can be re-run alone)
 bench: $(STAMP)
 	$(BIN)/python bench/ingest.py
 	$(BIN)/python bench/estimation.py
 	$(BIN)/python bench/solver.py
+	$(BIN)/python bench/solver.py --deadline
 	$(BIN)/python bench/backtest.py
+	$(BIN)/python bench/backtest.py --faithful tiresias,optimus-oracle,mip,optimus,greedy,fifo --time-limit 0.3
+	$(BIN)/python bench/churn.py --processes 2 --time-limit 0.2
+	$(BIN)/python bench/elastic.py --time-limit 0.3
+	$(BIN)/python bench/sweep.py
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

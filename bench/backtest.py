@@ -5,8 +5,8 @@ Run: `make bench` or `.venv/bin/python bench/backtest.py [--workloads 1,6] [--wi
 
 `--faithful POLICIES` runs the faithful replay (`replay/faithful.py`, the Pollux artifact's
 engine rules) instead: the fidelity table (`tiresias`, `optimus-oracle` against the published
-means) and any of our policies listed, written to bench/results/faithful.json and to the top of
-docs/results.md; the windowed engine's sections below it are kept.
+means) and any of our policies listed, written to bench/results/faithful.json and to its own
+section of docs/results.md (each bench script replaces only its own section).
 """
 
 from __future__ import annotations
@@ -14,26 +14,21 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import sys
 import tempfile
 import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent
-sys.path = [p for p in sys.path if Path(p or ".").resolve() != ROOT]
+from benchlib import POLLUX, RESULTS, write_section
 
-from flows import defaults  # noqa: E402
-from flows.usecases.runs import backtest, replay_config  # noqa: E402
-from replay.faithful import FaithfulResult  # noqa: E402
-from replay.kpis import run_kpis  # noqa: E402
-from replay.pollux_runs import run_workload  # noqa: E402
-from solver.policies import Settings  # noqa: E402
-from sources.importers import import_pollux  # noqa: E402
+from flows import defaults
+from flows.usecases.runs import backtest, replay_config
+from replay.faithful import FaithfulResult
+from replay.kpis import run_kpis
+from replay.pollux_runs import run_workload
+from solver.policies import Settings
+from sources.importers import import_pollux
 
-POLLUX = ROOT.parent.parent / "shared" / "data" / "pollux"
-RESULTS = ROOT / "results"
-DOC = ROOT.parent / "docs" / "results.md"
 POLICIES = ("mip", "optimus", "greedy", "fifo")
 # mean JCT (s), 64 GPUs, from the data README
 REFERENCE = {1: (2089, 4087, 2474), 2: (3323, 6914, 5145), 3: (2188, 3944, 3876),
@@ -77,7 +72,7 @@ def main() -> None:
         return
     if args.render_only:
         if (RESULTS / "backtest.json").exists():
-            DOC.write_text(render(json.loads((RESULTS / "backtest.json").read_text()), args))
+            write_windowed(json.loads((RESULTS / "backtest.json").read_text()), args)
         if FAITHFUL_JSON.exists():
             write_faithful_doc(json.loads(FAITHFUL_JSON.read_text()), args.time_limit)
         return
@@ -90,14 +85,20 @@ def main() -> None:
                              [args.time_limit] * len(ks)))
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / "backtest.json").write_text(json.dumps(runs, indent=1) + "\n")
-    DOC.write_text(render(runs, args))
-    print(DOC.read_text())
+    print("\n".join(write_windowed(runs, args)))
 
 
-def render(runs: list[dict], args) -> str:
-    return "\n".join([*_header(args), *_comparison(runs), *_references(runs), *_targets(runs),
-                      *FIDELITY.format(rescale=defaults.RESCALE_SECONDS).split("\n"),
-                      *HISTORY.split("\n")])
+def write_windowed(runs: list[dict], args) -> list[str]:
+    """The windowed engine's section of docs/results.md, below the faithful replay's."""
+    lines = _demote("\n".join(render(runs, args))).splitlines()
+    write_section("windowed", lines)
+    return lines
+
+
+def render(runs: list[dict], args) -> list[str]:
+    return [*_header(args), *_comparison(runs), *_references(runs), *_targets(runs),
+            *FIDELITY.format(rescale=defaults.RESCALE_SECONDS).split("\n"),
+            *HISTORY.split("\n")]
 
 
 def _header(args) -> list[str]:
@@ -224,7 +225,6 @@ restarting costs rescales that the rolling horizon does not win back.
 
 # ---- the faithful replay ------------------------------------------------------------------
 FAITHFUL_JSON = RESULTS / "faithful.json"
-WINDOWED_MARK = "<!-- below: the windowed engine (replay/engine.py) -->"
 PUBLISHED = {"optimus-oracle": 1, "tiresias": 2}   # column of REFERENCE
 
 
@@ -255,15 +255,14 @@ def faithful_main(policies: list[str], ks: list[int], processes: int, time_limit
     runs = [r for r in runs if (r["workload"], r["policy"]) not in done] + new
     RESULTS.mkdir(exist_ok=True)
     FAITHFUL_JSON.write_text(json.dumps(runs, indent=1) + "\n")
-    write_faithful_doc(runs, time_limit)
-    print(DOC.read_text().split(WINDOWED_MARK)[0])
+    print("\n".join(write_faithful_doc(runs, time_limit)))
 
 
-def write_faithful_doc(runs: list[dict], time_limit: float) -> None:
-    """The faithful sections at the top of docs/results.md, the windowed engine's kept below."""
-    old = DOC.read_text() if DOC.exists() else ""
-    windowed = old.split(WINDOWED_MARK, 1)[1] if WINDOWED_MARK in old else _demote(old)
-    DOC.write_text("\n".join([*render_faithful(runs, time_limit), WINDOWED_MARK]) + windowed)
+def write_faithful_doc(runs: list[dict], time_limit: float) -> list[str]:
+    """The faithful replay's section of docs/results.md (its first)."""
+    lines = render_faithful(runs, time_limit)
+    write_section("faithful", lines)
+    return lines
 
 
 def _demote(text: str) -> str:
@@ -301,8 +300,7 @@ def render_faithful(runs: list[dict], time_limit: float) -> list[str]:
 
 FAITHFUL_NOTE = """\
 Optimus+Oracle counts the current epoch in a job's remaining work; the artifact's formula
-leaves it out (one epoch short), which is why ours is 1–7 % below the published means. With
-the artifact's formula the spike's engine matched within 0.4 % (`/work/spike/RULES.md`).
+leaves it out (one epoch short), which is why ours is 1–7 % below the published means.
 Tiresias keeps each job's requested size and queues by attained service; it matches exactly."""
 
 

@@ -6,6 +6,12 @@ objective relative to greedy's plan on the same instance. For `columns` the time
 decision (heuristic plans, model build, columns, any MIP). Figures go to
 bench/results/solver.json.
 Run: `make bench` or `.venv/bin/python bench/solver.py [--sizes 10,25] [--seeds 5]`.
+
+With `--deadline`: the deadline table (DESIGN §10) instead: the default path (`plan`, solver
+auto) on `random_instance(N, 6, seed=5)` (what `etplan generate-instance --jobs N --seed 5`
+writes) for each size and `--limits`: wall time of the decision, its build and search seconds,
+the stage that ended it, status and proven gap, and whether wall ≤ L + build + 10 %. Figures go
+to bench/results/deadline.json. Run: `nice -n 10 .venv/bin/python bench/solver.py --deadline`.
 """
 
 from __future__ import annotations
@@ -91,12 +97,48 @@ def _print_table(rows: list[dict]) -> None:
               f"{r['gap_max']:>8.1e} {r['time_limits']:>3} {r['obj_vs_greedy_mean']:>10}")
 
 
+def _deadline_row(n: int, limit: float) -> dict:
+    """One decision of the default path at `limit` seconds on the seed-5 instance of n jobs."""
+    inst = random_instance(n, 6, seed=5)
+    t0 = time.monotonic()
+    p = plan(inst, "mip", Settings(time_limit=limit))
+    wall = time.monotonic() - t0
+    return {"jobs": n, "limit_s": limit, "wall_s": round(wall, 3),
+            "build_s": round(p.build_seconds, 3), "solve_s": round(p.solve_seconds, 3),
+            "stopped_by": p.stopped_by, "status": str(p.status), "solver": p.solver,
+            "gap": p.mip_gap, "within": wall <= 1.1 * limit + p.build_seconds}
+
+
+def deadline_table(sizes: list[int], limits: list[float]) -> None:
+    rows = []
+    print("| jobs | L s | wall s | build s | solve s | stopped by | status | gap | within |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for n in sizes:
+        for limit in limits:
+            r = _deadline_row(n, limit)
+            rows.append(r)
+            gap = "none" if r["gap"] is None or not np.isfinite(r["gap"]) else f"{r['gap']:.2%}"
+            print(f"| {n:,} | {limit} | {r['wall_s']} | {r['build_s']} | {r['solve_s']} | "
+                  f"{r['stopped_by']} | {r['status']} ({r['solver']}) | {gap} | "
+                  f"{'yes' if r['within'] else 'NO'} |", flush=True)
+    RESULTS.mkdir(exist_ok=True)
+    (RESULTS / "deadline.json").write_text(json.dumps(rows, indent=1) + "\n")
+    print(f"written to {RESULTS / 'deadline.json'}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", default="10,25,50,100,200,500,1000")
     ap.add_argument("--seeds", type=int, default=5)
     ap.add_argument("--time-limit", type=float, default=10.0)
+    ap.add_argument("--deadline", action="store_true", help="the deadline table instead")
+    ap.add_argument("--limits", default="0.05,0.5,2,10")
     args = ap.parse_args()
+    if args.deadline:
+        sizes = args.sizes if args.sizes != ap.get_default("sizes") else "100,1000,2000,10000"
+        deadline_table([int(x) for x in sizes.split(",")],
+                       [float(x) for x in args.limits.split(",")])
+        return
     rows = []
     for n in (int(s) for s in args.sizes.split(",")):
         gap = 1e-3 if n <= 200 else 1e-2

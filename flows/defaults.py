@@ -31,6 +31,7 @@ POLICIES = ("mip", "greedy", "fifo")       # compared by backtest and demo by de
 PLAN_TIME_LIMIT = 10.0                     # `solve`, `plan window`, the scheduled pipeline
 BACKTEST_TIME_LIMIT = 2.0                  # each window of `backtest` and the sweep
 DEMO_TIME_LIMIT = 0.5                      # each window of the demo's replay
+WHATIF_TIME_LIMIT = 3.0                    # `plan whatif`: an answer in seconds (< 15 s)
 BENCH_TIME_LIMIT = 0.5                     # each window of bench/backtest.py
 
 # synthetic logs (`generate`, `demo`) and imported traces

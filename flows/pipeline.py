@@ -24,8 +24,11 @@ from prefect.artifacts import (
 )
 
 from flows import defaults
-from flows.usecases import data, plans, runs
+from flows.usecases import data, plans, runs, sweep
 from flows.usecases.common import new_run_id
+from replay.engine import ReplayConfig
+from solver.churn_rules import ChurnRules
+from solver.instance import DEFAULT_RESCALE_PENALTY
 from solver.policies import Settings
 
 OUTPUTS = str(defaults.OUTPUTS)
@@ -43,17 +46,10 @@ def estimate_task(warehouse: str | None) -> dict:
 
 @task(name="plan window", retries=1, retry_delay_seconds=5)
 def plan_window_task(warehouse: str | None, outputs: str, run_id: str, at: datetime | None,
-                     policy: str, time_limit: float) -> dict:
+                     policy: str, time_limit: float, churn: ChurnRules | None = None) -> dict:
     wp = plans.plan_window_in(warehouse, Path(outputs), run_id, at=at, policy=policy,
-                              settings=Settings(time_limit=time_limit))
+                              settings=Settings(time_limit=time_limit), churn=churn)
     return wp.brief() | {"rows": wp.rows}
-
-
-@task(name="replay policy on trace")
-def backtest_task(logs: str, policy: str, out: str, capacity: int | None, window: float,
-                  slots: int, time_limit: float, gap: float) -> dict:
-    return runs.backtest(Path(logs), [policy], Path(out), capacity=capacity,
-                         config=runs.replay_config(window, slots, time_limit, gap))
 
 
 @task(name="generate synthetic logs")
@@ -112,9 +108,14 @@ def estimate_flow(warehouse: str | None = None) -> dict:
 @flow(name="etplan-plan-window")
 def plan_window_flow(warehouse: str | None = None, outputs: str = OUTPUTS,
                      at: datetime | None = None, run_id: str | None = None,
-                     policy: str = "mip", time_limit: float = defaults.PLAN_TIME_LIMIT) -> dict:
+                     policy: str = "mip", time_limit: float = defaults.PLAN_TIME_LIMIT,
+                     max_rescales: int | None = None, cooldown_seconds: float | None = None,
+                     rescale_penalty: float = DEFAULT_RESCALE_PENALTY) -> dict:
+    """Plan one window; the churn parameters are DESIGN §4.1's (`etplan plan window`'s
+    --max-rescales, --cooldown, --rescale-penalty)."""
     result = plan_window_task(warehouse, outputs, run_id or new_run_id(), at, policy,
-                              time_limit)
+                              time_limit, ChurnRules(max_rescales, cooldown_seconds,
+                                                     rescale_penalty))
     _publish_plan(result)
     return result
 
@@ -122,7 +123,10 @@ def plan_window_flow(warehouse: str | None = None, outputs: str = OUTPUTS,
 @flow(name="etplan-pipeline")
 def pipeline_flow(paths: list[str], warehouse: str | None = None, outputs: str = OUTPUTS,
                   at: datetime | None = None, run_id: str | None = None,
-                  policy: str = "mip", time_limit: float = defaults.PLAN_TIME_LIMIT) -> dict:
+                  policy: str = "mip", time_limit: float = defaults.PLAN_TIME_LIMIT,
+                  max_rescales: int | None = None, cooldown_seconds: float | None = None,
+                  rescale_penalty: float = DEFAULT_RESCALE_PENALTY) -> dict:
+    """Ingest → estimate → plan window; the churn parameters as in `etplan-plan-window`."""
     logger = get_run_logger()
     ingested = ingest_task(paths, warehouse)
     failed = [r for r in ingested if r["status"] == "failed"]
@@ -130,7 +134,8 @@ def pipeline_flow(paths: list[str], warehouse: str | None = None, outputs: str =
         logger.warning("%s: %s", r["path"], r["message"])
     curves = estimate_task(warehouse)
     planned = plan_window_task(warehouse, outputs, run_id or new_run_id(), at, policy,
-                               time_limit)
+                               time_limit, ChurnRules(max_rescales, cooldown_seconds,
+                                                      rescale_penalty))
     _publish_plan(planned)
     create_markdown_artifact(
         key="etplan-pipeline",
@@ -144,8 +149,13 @@ def pipeline_flow(paths: list[str], warehouse: str | None = None, outputs: str =
 def backtest_flow(logs: str, policies: list[str], out: str, capacity: int | None = None,
                   window: float = defaults.REPLAY_WINDOW, slots: int = defaults.NUM_SLOTS,
                   time_limit: float = defaults.BACKTEST_TIME_LIMIT,
-                  gap: float = defaults.REPLAY_GAP, report: bool = True) -> dict:
-    config = runs.replay_config(window, slots, time_limit, gap)
+                  gap: float = defaults.REPLAY_GAP, report: bool = True,
+                  max_rescales: int | None = None, cooldown_seconds: float | None = None,
+                  rescale_penalty: float = DEFAULT_RESCALE_PENALTY) -> dict:
+    """Replay policies on one trace; the churn parameters hold in every window."""
+    config = runs.replay_config(window, slots, time_limit, gap,
+                                churn=ChurnRules(max_rescales, cooldown_seconds,
+                                                 rescale_penalty))
     if report:
         summary, path = runs.backtest_and_report(Path(logs), policies, Path(out),
                                                  capacity=capacity, config=config)
@@ -156,24 +166,48 @@ def backtest_flow(logs: str, policies: list[str], out: str, capacity: int | None
     return summary
 
 
+@task(name="sweep cell", task_run_name="{cell.key}")
+def sweep_cell_task(cell: sweep.Cell, out: str, config: ReplayConfig) -> dict:
+    return sweep.run_cell(cell, Path(out), config)
+
+
 @flow(name="etplan-sweep")
-def sweep_flow(workloads: list[str], policies: list[str], capacities: list[int], out: str,
-               window: float = defaults.REPLAY_WINDOW, slots: int = defaults.NUM_SLOTS,
+def sweep_flow(workloads: list[str], policies: list[str], capacities: list[int | None],
+               out: str, window: float = defaults.REPLAY_WINDOW,
+               slots: int = defaults.NUM_SLOTS,
                time_limit: float = defaults.BACKTEST_TIME_LIMIT,
-               gap: float = defaults.REPLAY_GAP) -> dict:
-    """Every (workload, capacity, policy) as its own task; they run concurrently on the flow's
-    task runner. Results land in out/<workload>/cap=<C>/ as Parquet and summary.json."""
-    futures = {}
-    for w in workloads:
-        for c in capacities:
-            for p in policies:
-                dest = str(Path(out) / Path(w).name / f"cap={c}" / f"policy={p}")
-                futures[(Path(w).name, c, p)] = backtest_task.submit(w, p, dest, c, window,
-                                                                     slots, time_limit, gap)
-    results: dict[str, dict] = {}
-    for (w, c, p), fut in futures.items():
-        results.setdefault(f"{w}/cap={c}", {})[p] = fut.result()["policies"][p]
-    return results
+               gap: float = defaults.REPLAY_GAP, force: bool = False) -> dict:
+    """Every (workload, capacity, policy) cell as its own task, run concurrently on the
+    flow's task runner (a Dask cluster with `etplan sweep`); cells finished before with the
+    same inputs are read back, not replayed (`force` replays them all). Results land in
+    out/<workload>/cap=<C>/policy=<P>/. Returns {"results": {cell: KPIs}, "replayed": n,
+    "reused": n}."""
+    logger = get_run_logger()
+    config = runs.replay_config(window, slots, time_limit, gap)
+    cells = sweep.plan_cells(workloads, policies, capacities)
+    done = {} if force else sweep.reusable(Path(out), cells, config)
+    todo = [c for c in cells if c.key not in done]
+    logger.info("sweep: %d cells, %d finished before, %d to replay", len(cells), len(done),
+                len(todo))
+    futures = {c.key: sweep_cell_task.submit(c, out, config) for c in todo}
+    fresh = {key: fut.result() for key, fut in futures.items()}
+    results = {c.key: done.get(c.key) or fresh[c.key] for c in cells}
+    table = sweep.results_table(results)
+    if table:
+        create_table_artifact(table=table, key="etplan-sweep",
+                              description=f"Sweep into {out}")
+    return {"results": results, "replayed": len(fresh), "reused": len(done)}
+
+
+def dask_runner(address: str | None, workers: int):
+    """The sweep's task runner: the Dask scheduler at `address` (tcp://host:8786), or a
+    `LocalCluster` of `workers` single-threaded worker processes started for the run."""
+    from prefect_dask import DaskTaskRunner
+
+    if address:
+        return DaskTaskRunner(address=address)
+    return DaskTaskRunner(cluster_kwargs={"n_workers": workers, "threads_per_worker": 1,
+                                          "processes": True, "dashboard_address": None})
 
 
 @flow(name="etplan-demo")
@@ -192,7 +226,8 @@ def demo_flow(data_dir: str = str(defaults.DEMO_LOGS), outputs: str = OUTPUTS,
     planned = plan_window_task(warehouse, outputs, run_id, None, "mip",
                                defaults.PLAN_TIME_LIMIT)
     _publish_plan(planned)
-    report = runs.run_report(Path(outputs), run_id, summary, kpi_root, planned.pop("rows"))
+    report = runs.run_report(Path(outputs), run_id, summary, kpi_root, planned, warehouse)
+    planned.pop("rows")
     _publish_artifacts(summary, report, f"etplan run {run_id}")
     create_link_artifact(key="etplan-kpis-parquet", link=kpi_root.resolve().as_uri(),
                          link_text=str(kpi_root), description="The KPIs as Parquet")

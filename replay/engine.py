@@ -21,6 +21,7 @@ import numpy as np
 
 from replay.trace import Trace, TraceJob
 from solver.capacity import preemptible_jobs
+from solver.churn_rules import ChurnRules
 from solver.instance import Instance, job_from_state
 from solver.policies import Settings, plan
 
@@ -48,6 +49,7 @@ class JobState:
     finish: float | None = None
     rescales: int = 0
     node_seconds: float = 0.0
+    resized_at: float | None = None   # when its size last changed (a start too)
 
     @property
     def done(self) -> bool:
@@ -99,6 +101,7 @@ class ReplayConfig:
     slots: int
     replan_on_events: bool = False
     settings: Settings = field(default_factory=Settings)
+    churn: ChurnRules = field(default_factory=ChurnRules)   # DESIGN §4.1, every window
     seed: int = 0
     max_windows: int = 200_000
 
@@ -186,7 +189,7 @@ class _Replay:
             self.stale = False
         inst = _instance(active, self.curves, t, cap, self.cfg, self.trace.rescale_seconds)
         started = time.perf_counter()
-        p = plan(inst, self.policy, self.cfg.settings, hint=self.hint)
+        p = plan(inst, self.policy, self.cfg.settings, hint=self.hint, prices=False)
         decision = time.perf_counter() - started
         # the rest of this plan, one slot on, is the next window's warm start
         self.hint = {job_id: row[1:] for job_id, row in p.nodes_by_job().items()}
@@ -239,6 +242,7 @@ class _Replay:
                 s.rescales += 1
             self.open_since[s.job.job_id] = (t, n)
         s.nodes = n
+        s.resized_at = t
 
     def _run(self, m: Move, t: float, window_end: float) -> None:
         """The job works at its true rate until the window ends or its work runs out."""
@@ -293,7 +297,7 @@ def _instance(active: list[JobState], curves: dict[str, dict[int, float]], t: fl
     jobs = [job_from_state(_job_state(s, t), curves[s.job.job_id], rescale_seconds=rescale)
             for s in active]
     return Instance(jobs=jobs, capacity=[cap] * cfg.slots, slot_seconds=cfg.window,
-                    num_slots=cfg.slots)
+                    num_slots=cfg.slots, **cfg.churn.fields())
 
 
 def _job_state(s: JobState, t: float) -> dict:
@@ -302,7 +306,8 @@ def _job_state(s: JobState, t: float) -> dict:
     return {"job_id": j.job_id, "min_nodes": j.min_nodes, "max_nodes": j.max_nodes,
             "requested_nodes": j.requested_nodes, "current_nodes": s.nodes,
             "remaining_work": s.remaining, "total_work": j.total_work, "weight": j.weight,
-            "waiting_seconds": (t - j.submit) if s.first_start is None else 0.0}
+            "waiting_seconds": (t - j.submit) if s.first_start is None else 0.0,
+            "seconds_since_resize": None if s.resized_at is None else t - s.resized_at}
 
 
 def oracle_estimator(trace: Trace) -> Estimator:

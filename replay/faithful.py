@@ -78,6 +78,7 @@ class EngineJob:
     attained: float = 0.0          # GPU-seconds held, restarts included
     starts: int = 0
     last_change: float = 0.0       # when its machines last changed
+    last_resize: float | None = None   # when its GPU count last changed (a start too)
     spread_starts: int = 0         # (re)starts on more machines than packed
 
     @property
@@ -225,6 +226,8 @@ def _decide(policy: EnginePolicy, state: State, result: FaithfulResult) -> dict[
     if any(f < 0 for f in free_gpus(new, state.machines, state.per_machine)):
         raise ValueError(f"{policy.name} over-allocated a machine at t={state.time}")
     for j in state.jobs:
+        if len(new.get(j.name, [])) != len(state.allocations.get(j.name, [])):
+            j.last_resize = state.time
         if new.get(j.name) != state.allocations.get(j.name):
             if state.allocations.get(j.name):
                 result.intervals.append((j.name, j.last_change, state.time,

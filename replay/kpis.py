@@ -3,6 +3,9 @@ same trace."""
 
 from __future__ import annotations
 
+import math
+from collections.abc import Mapping
+
 import numpy as np
 
 from replay.engine import ReplayResult
@@ -15,6 +18,11 @@ SUMMARY_KEYS = ("jobs", "completed", "unschedulable", "mean_queue_s", "p95_queue
 RATIO_KEYS = ("mean_queue_s", "p95_queue_s", "mean_jct_s", "p95_jct_s", "mean_run_s",
               "makespan_s", "utilization", "gpu_efficiency", "speedup_vs_static")
 RATIO_BASE = "greedy"
+# jobs with no tenant, in per-tenant KPIs (the default tenant of DESIGN §4.2)
+DEFAULT_TENANT = "(none)"
+# what Jain's index across tenants is taken of: each tenant's mean slowdown (JCT ÷ the job's
+# run time at its requested size with no contention), over its completed jobs
+JAIN_OF = "mean_slowdown"
 
 
 def one_gpu_rate(job) -> float:
@@ -59,6 +67,13 @@ def _stat(values: list[float], q: float | None = None) -> float | None:
     return float(np.mean(values)) if q is None else float(np.percentile(values, q))
 
 
+def _run_span(jobs: list[dict]) -> tuple[float, float]:
+    """A run's span over its job KPI rows: first submission, last completion."""
+    first = min((r["submit_s"] for r in jobs), default=0.0)
+    last = max((r["finish_s"] for r in jobs if r["completed"]), default=first)
+    return first, last
+
+
 def run_kpis(result: ReplayResult) -> dict:
     jobs = job_kpis(result)
     done = [r for r in jobs if r["completed"]]
@@ -66,8 +81,7 @@ def run_kpis(result: ReplayResult) -> dict:
     jct = [r["jct_s"] for r in done]
     run = [r["run_s"] for r in done]
     eff = [r["speedup_vs_static"] for r in done if r["speedup_vs_static"] is not None]
-    first_submit = min((r["submit_s"] for r in jobs), default=0.0)
-    last_finish = max((r["finish_s"] for r in done), default=first_submit)
+    first_submit, last_finish = _run_span(jobs)
     decisions = [w.decision_seconds for w in result.windows]
     gaps = [w.mip_gap for w in result.windows if w.mip_gap is not None]
     solvers: dict[str, int] = {}
@@ -111,3 +125,68 @@ def ratios(summary: dict[str, dict], base: str = RATIO_BASE) -> dict[str, dict]:
                      if s.get(k) is not None and summary[base].get(k) else None
                      for k in RATIO_KEYS}
     return out
+
+
+def jain(values: list[float]) -> float | None:
+    """Jain's fairness index (Σx)² ÷ (n·Σx²): 1 when all are equal, 1/n when one has it all;
+    None with no values or all zero."""
+    squares = sum(x * x for x in values)
+    return sum(values) ** 2 / (len(values) * squares) if squares else None
+
+
+def quota_node_seconds(steps: list[tuple[float, int, int]], start: float, end: float
+                       ) -> float | None:
+    """∫ max_nodes dt over [start, end] for a tenant's quota steps (from seconds, max_nodes,
+    guaranteed_nodes), counting only the time a quota is in force; None when none is."""
+    total, in_force = 0.0, False
+    for i, (since, cap, _) in enumerate(steps):
+        until = steps[i + 1][0] if i + 1 < len(steps) else end
+        overlap = min(until, end) - max(since, start)
+        if overlap > 0:
+            total, in_force = total + cap * overlap, True
+    return total if in_force else None
+
+
+def tenant_kpis(result: ReplayResult, tenants: Mapping[str, str | None] | None = None,
+                quotas: Mapping[str, list[tuple[float, int, int]]] | None = None) -> list[dict]:
+    """Per tenant (DESIGN §7), one row each, sorted by tenant; [] when the jobs have fewer than
+    two tenants. `tenants` maps job_id → tenant (default: the trace jobs' own); `quotas` a
+    tenant to its quota steps (Trace.quotas). `share`: its node-seconds ÷ all jobs'
+    node-seconds; `quota_use`: its node-seconds ÷ its quota's node-seconds over the run's span
+    (`quota_node_seconds`), when it has a quota; `mean_slowdown`: over its completed jobs, JCT ÷
+    run time at the requested size with no contention."""
+    jobs = job_kpis(result)
+    of = tenants if tenants is not None else {s.job.job_id: s.job.tenant for s in result.states}
+    groups: dict[str, list[dict]] = {}
+    for r in jobs:
+        groups.setdefault(of.get(r["job_id"]) or DEFAULT_TENANT, []).append(r)
+    if len(groups) < 2:
+        return []
+    total = sum(r["node_seconds"] for r in jobs)
+    first, last = _run_span(jobs)
+    rows = []
+    for tenant, rs in sorted(groups.items()):
+        done = [r for r in rs if r["completed"]]
+        node_seconds = sum(r["node_seconds"] for r in rs)
+        cap = quota_node_seconds((quotas or {}).get(tenant, []), first, last)
+        rows.append({
+            "policy": result.policy, "tenant": tenant, "jobs": len(rs), "completed": len(done),
+            "node_seconds": node_seconds, "share": node_seconds / total if total else None,
+            "quota_node_seconds": cap, "quota_use": node_seconds / cap if cap else None,
+            "mean_queue_s": _stat([r["queue_s"] for r in rs if r["queue_s"] is not None]),
+            "mean_jct_s": _stat([r["jct_s"] for r in done]),
+            "mean_slowdown": _stat([r["jct_s"] / r["static_run_s"] for r in done
+                                    if r["static_run_s"] and math.isfinite(r["static_run_s"])]),
+        })
+    return rows
+
+
+def tenant_summary(rows: list[dict]) -> dict | None:
+    """summary.json's per-tenant entry of one policy: Jain's index of the tenants'
+    `JAIN_OF` and each tenant's KPIs (None when there are no tenant rows)."""
+    if not rows:
+        return None
+    return {"jain_index": jain([r[JAIN_OF] for r in rows if r[JAIN_OF] is not None]),
+            "jain_of": JAIN_OF,
+            "by_tenant": {r["tenant"]: {k: v for k, v in r.items() if k not in ("policy", "tenant")}
+                          for r in rows}}

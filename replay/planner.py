@@ -5,9 +5,10 @@ At each decision every active job becomes a solver `Job` through the one adapter
 remaining epochs at the engine's own per-epoch rate, so remaining and total work are exact; the
 curve is f(n) = remaining seconds on 1 GPU ÷ remaining seconds on n GPUs packed (oracle, like
 Optimus+Oracle); the range is [1, B // smallest per-GPU batch] (or the job's own); waiting is the
-time queued before the first start; a restart costs the engine's 30 s. The plan's first-slot
-counts go back to the engine, which places them best-fit (`replay.cluster`); the rest of the
-plan is the next decision's warm start.
+time queued before the first start; a restart costs the engine's 30 s; the time since its size
+last changed comes from the engine's history (`EngineJob.last_resize`), for the churn rules
+`churn`. The plan's first-slot counts go back to the engine, which places them best-fit
+(`replay.cluster`); the rest of the plan is the next decision's warm start.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from dataclasses import dataclass, field
 from replay.cluster import RESTART_SECONDS
 from replay.faithful import EngineJob, EnginePolicy, State
 from replay.pollux_physics import max_useful_gpus, remaining_seconds
+from solver.churn_rules import ChurnRules
 from solver.instance import Instance, candidate_sizes, job_from_state
 from solver.policies import Settings, plan
 
@@ -28,6 +30,7 @@ class PlannerPolicy(EnginePolicy):
     num_slots: int = 6
     settings: Settings = field(default_factory=lambda: Settings(time_limit=0.3))
     placement: str = "best_fit"
+    churn: ChurnRules = field(default_factory=ChurnRules)
 
     def __post_init__(self):
         self.hint: dict[str, list[int]] = {}
@@ -51,15 +54,17 @@ class PlannerPolicy(EnginePolicy):
                  "current_nodes": current, "remaining_work": one,
                  "total_work": max(remaining_seconds(m, s.batch_size, 1, 0, 0.0), one),
                  "weight": 1.0,
-                 "waiting_seconds": t - s.submit if j.first_start is None else 0.0}
+                 "waiting_seconds": t - s.submit if j.first_start is None else 0.0,
+                 "seconds_since_resize": None if j.last_resize is None else t - j.last_resize}
         return job_from_state(state, curve, rescale_seconds=RESTART_SECONDS)
 
     def decide(self, state: State) -> dict[str, int]:
         jobs = [self.solver_job(j, len(state.allocations.get(j.name, [])), state.time)
                 for j in state.jobs]
         inst = Instance(jobs=jobs, capacity=[state.gpus] * self.num_slots,
-                        slot_seconds=self.slot_seconds, num_slots=self.num_slots)
-        p = plan(inst, self.name, self.settings, hint=self.hint)
+                        slot_seconds=self.slot_seconds, num_slots=self.num_slots,
+                        **self.churn.fields())
+        p = plan(inst, self.name, self.settings, hint=self.hint, prices=False)
         rows = p.nodes_by_job()
         self.hint = {k: list(v[1:]) for k, v in rows.items()}
         return {k: int(v[0]) for k, v in rows.items()}

@@ -10,7 +10,7 @@ from replay import FAITHFUL_ONLY
 from replay.baselines import OptimusOracle, Tiresias
 from replay.faithful import EnginePolicy, FaithfulConfig, FaithfulResult, PolluxJob, simulate
 from replay.pollux_physics import load_model
-from sources.pollux import read_pollux_jobs
+from sources.pollux import read_checked_pollux_jobs
 
 BASELINES = dict(zip(FAITHFUL_ONLY, (Tiresias, OptimusOracle), strict=True))
 
@@ -42,11 +42,9 @@ def replay_imported(truth: Path, policy: str, config: FaithfulConfig | None = No
                     **options) -> FaithfulResult:
     """The faithful replay of logs written by `etplan import pollux|philly` (their truth.json
     names each job's model, batch size, request and the profiles folder)."""
-    rows, profiles = read_pollux_jobs(truth)
-    if not rows or profiles is None:
-        raise ValueError(f"{truth}: not from `etplan import pollux|philly`; the faithful "
-                         "replay needs each job's model, batch size and profiles")
+    rows, profiles = read_checked_pollux_jobs(truth)
     jobs = [PolluxJob(r["job_id"], r["submit"], r["model"], r["requested_gpus"],
-                      r["batch_size"]) for r in sorted(rows, key=lambda r: r["submit"])]
+                      r["batch_size"], r["min_gpus"], r["max_gpus"])
+            for r in sorted(rows, key=lambda r: r["submit"])]
     models = {m: load_model(profiles, m) for m in {j.model for j in jobs}}
     return simulate(jobs, models, make_policy(policy, **options), config)

@@ -1,1 +1,1 @@
-"""The html report of a run (DESIGN §8): KPI table and matplotlib charts (`report.html`)."""
+"""The html report of a run (DESIGN §8): one self-contained `report.html` with plotly charts."""

@@ -1,132 +1,117 @@
-"""One self-contained `report.html` per run (DESIGN §8): KPI table with ratios vs greedy and
-charts embedded as PNG — queue length and utilisation over time, JCT and queueing CDFs per
-policy, and the allocation Gantt of the plan."""
+"""One self-contained `report.html` per run (DESIGN §8): the KPI comparison (our policy against
+the strongest baseline, better or worse coloured), per-tenant KPIs, the plan of the latest
+window, the replay's charts, the curves behind the plan and the rejected rows, and the
+definition of every KPI shown. Charts are plotly's (its JavaScript embedded once, no network),
+interactive: hover, zoom, legend toggles."""
 
 from __future__ import annotations
 
-import base64
-import html
-import io
 from datetime import UTC, datetime
 from pathlib import Path
 
-import matplotlib
+from plotly.offline import get_plotlyjs
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pyarrow.parquet as pq  # noqa: E402
+from report import data, plan, replay, tenants
+from report.data import WarehouseFacts
+from report.figures import esc
+from report.kpis import KPIS, OURS, kpi, strongest_baseline, verdict
+from report.plan import PlanInput
+from report.units import ratio
+from warehouse.outputs import write_text
 
-from warehouse.outputs import write_text  # noqa: E402
+__all__ = ["PlanInput", "WarehouseFacts", "render", "write_report"]
 
-KPI_ROWS = ("completed", "mean_queue_s", "p95_queue_s", "mean_jct_s", "p95_jct_s",
-            "mean_run_s", "makespan_s", "utilization", "gpu_efficiency", "speedup_vs_static",
-            "rescales", "rescales_per_job",
-            "decision_p50_s", "decision_p95_s")
-
-
-def _png(fig) -> str:
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=90, bbox_inches="tight")
-    plt.close(fig)
-    return base64.b64encode(buf.getvalue()).decode()
-
-
-def _read(folder: Path) -> dict[str, list[dict]]:
-    """Rows per policy from a hive-partitioned kpis/<table>/policy=<p>/ folder."""
-    out: dict[str, list[dict]] = {}
-    if not folder.is_dir():
-        return out
-    for part in sorted(folder.glob("policy=*/part-0.parquet")):
-        out[part.parent.name.split("=", 1)[1]] = pq.read_table(part).to_pylist()
-    return out
+STYLE = """
+body{font-family:system-ui,sans-serif;margin:2em auto;max-width:1180px;padding:0 1em;
+color:#222;line-height:1.4}
+h1{margin-bottom:.2em}h2{margin-top:2em;border-bottom:1px solid #ddd;padding-bottom:.2em}
+table{border-collapse:collapse;margin:.6em 0}
+td,th{border:1px solid #ccc;padding:4px 8px;text-align:right;vertical-align:top}
+thead th{background:#f4f4f4}table.left td,table.left th,tbody th{text-align:left}
+td{white-space:nowrap}table.left td:last-child{white-space:normal}
+table.plan td:last-child{max-width:520px;font-size:.9em}
+td.better{background:#d9f2d9}td.worse{background:#f8d7d7}td.ref{font-weight:bold}
+small{color:#555}nav a{margin-right:1em}dt{font-weight:bold;margin-top:.5em}
+dd{margin-left:1.5em}.warn{color:#a60}code{font-size:.92em}
+"""
 
 
-def charts(kpi_dir: Path, plan_rows: list[dict] | None) -> list[tuple[str, str]]:
-    windows = _read(kpi_dir / "windows")
-    jobs = _read(kpi_dir / "jobs")
-    figs: list[tuple[str, str]] = []
-    if windows:
-        fig, (a1, a2) = plt.subplots(2, 1, figsize=(9, 6), sharex=True)
-        for policy, rows in windows.items():
-            t = np.array([r["t"] for r in rows]) / 3600
-            a1.step(t, [r["queued"] for r in rows], where="post", label=policy)
-            a2.step(t, [r["allocated"] / max(r["capacity"], 1) for r in rows], where="post",
-                    label=policy)
-        a1.set_ylabel("queued jobs")
-        a2.set_ylabel("allocated / capacity")
-        a2.set_xlabel("hours since the first submission")
-        a1.legend()
-        a1.set_title("Queue length and utilisation over time")
-        figs.append(("Queue length and utilisation over time", _png(fig)))
-    if jobs:
-        fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 4))
-        for policy, rows in jobs.items():
-            for ax, key in ((a1, "jct_s"), (a2, "queue_s")):
-                v = np.sort([r[key] for r in rows if r[key] is not None])
-                if v.size:
-                    ax.step(v / 3600, np.arange(1, v.size + 1) / v.size, where="post",
-                            label=policy)
-        a1.set_xlabel("job completion time (h)")
-        a2.set_xlabel("queueing delay (h)")
-        for ax in (a1, a2):
-            ax.set_ylabel("share of jobs")
-            ax.set_xscale("symlog", linthresh=0.1)
-            ax.legend()
-        a1.set_title("JCT CDF")
-        a2.set_title("Queueing CDF")
-        figs.append(("JCT and queueing CDF per policy", _png(fig)))
-    if plan_rows:
-        ids = sorted({r["job_id"] for r in plan_rows if r["nodes"] > 0})
-        if ids:
-            fig, ax = plt.subplots(figsize=(9, max(2.0, 0.25 * len(ids) + 1)))
-            y = {j: i for i, j in enumerate(ids)}
-            top = max(r["nodes"] for r in plan_rows) or 1
-            for r in plan_rows:
-                if r["nodes"] > 0:
-                    ax.barh(y[r["job_id"]], 1, left=r["slot"],
-                            color=plt.cm.viridis(r["nodes"] / top), edgecolor="white")
-                    ax.text(r["slot"] + 0.5, y[r["job_id"]], str(r["nodes"]), ha="center",
-                            va="center", fontsize=7, color="white")
-            ax.set_yticks(range(len(ids)), ids, fontsize=7)
-            ax.set_xlabel("slot")
-            ax.set_title("Allocation plan (nodes per job and slot)")
-            figs.append(("Allocation Gantt of the plan", _png(fig)))
-    return figs
+def _kpi_keys(pols: dict[str, dict]) -> list[str]:
+    present = list(dict.fromkeys(k for s in pols.values() for k in s))
+    return [k for k in KPIS if k in present] + [k for k in present if k not in KPIS]
 
 
-def render(summary: dict, kpi_dir: Path, plan_rows: list[dict] | None, title: str) -> str:
+def _cell(key: str, policy: str, value, pols: dict[str, dict]) -> str:
+    k = kpi(key)
+    text = k.fmt(value)
+    ref = strongest_baseline(key, pols)
+    if ref is None or not any(p in OURS for p in pols):
+        return f"<td>{text}</td>"
+    if policy not in OURS:
+        return f"<td class='ref'>{text}</td>" if policy == ref[0] else f"<td>{text}</td>"
+    word, r = verdict(key, value if isinstance(value, int | float) else None, ref[1])
+    if word == "same" and (r is None or ratio(r) == "1.0×"):
+        return f"<td>{text}</td>"
+    # a real difference never reads "1.0×": one more digit then (1.03×)
+    shown = ratio(r, 3 if ratio(r) == "1.0×" else 2)
+    note = f"{shown} {esc(ref[0])}" if r is not None else f"vs {k.fmt(ref[1])}"
+    return f"<td class='{word}'>{text}<br><small>{note}</small></td>"
+
+
+def kpi_section(summary: dict) -> tuple[str, list[str]]:
+    """The comparison table and the KPI keys it shows."""
     pols = summary.get("policies", {})
-    ratios = summary.get("ratios_vs_greedy", {})
-    head = "".join(f"<th>{html.escape(p)}</th>" for p in pols)
-    body = []
-    for key in KPI_ROWS:
-        cells = []
-        for p, s in pols.items():
-            v = s.get(key)
-            txt = "–" if v is None else (f"{v:,.3f}" if isinstance(v, float) and abs(v) < 10
-                                         else f"{v:,.0f}")
-            r = ratios.get(p, {}).get(key)
-            if r is not None and p != "greedy":
-                txt += f" <small>({r:.2f}×)</small>"
-            cells.append(f"<td>{txt}</td>")
-        body.append(f"<tr><th>{key}</th>{''.join(cells)}</tr>")
-    imgs = "".join(f'<h2>{html.escape(t)}</h2><img alt="{html.escape(t)}" '
-                   f'src="data:image/png;base64,{b}">' for t, b in charts(kpi_dir, plan_rows))
+    keys = _kpi_keys(pols)
+    rows = []
+    for key in keys:
+        k = kpi(key)
+        arrow = {"lower": " ↓", "higher": " ↑"}.get(k.better or "", "")
+        rows.append(f"<tr><th><a href='#def-{esc(key)}'>{esc(k.label)}</a>{arrow}</th>"
+                    + "".join(_cell(key, p, s.get(key), pols) for p, s in pols.items())
+                    + "</tr>")
+    ours = [p for p in pols if p in OURS]
+    intro = ("<p>↓ lower is better, ↑ higher is better. "
+             + (f"Under {', '.join(map(esc, ours))} each value is compared with the strongest "
+                "baseline on that KPI (in bold): the ratio and that baseline's name, green "
+                "when better, red when worse (within 1 %: neither).</p>" if ours else "</p>"))
+    head = "".join(f"<th>{esc(p)}</th>" for p in pols)
+    return (intro + f"<table class='kpis'><thead><tr><th>KPI</th>{head}</tr></thead>"
+            f"<tbody>{''.join(rows)}</tbody></table>"), keys
+
+
+def definitions(keys: list[str], summary: dict, plan_input: PlanInput | None) -> str:
+    items = [(kpi(k).label, kpi(k).definition, k) for k in keys if kpi(k).definition]
+    items += [(t, d, f"tenant-{i}") for i, (t, d) in enumerate(tenants.definitions(summary))]
+    items += [(t, d, f"plan-{i}") for i, (t, d) in enumerate(plan.definitions(plan_input))]
+    items += [("ratio", "Our policy's value ÷ the strongest baseline's value on the same "
+               "trace, replayed in the same process.", "ratio")]
+    return "<dl>" + "".join(f"<dt id='def-{esc(a)}'>{esc(t)}</dt><dd>{esc(d)}</dd>"
+                            for t, d, a in items) + "</dl>"
+
+
+def render(summary: dict, kpi_dir: Path, plan_input: PlanInput | None = None,
+           title: str = "etplan report", facts: WarehouseFacts | None = None) -> str:
+    kpis, keys = kpi_section(summary)
+    parts = [("kpis", "KPIs", kpis)]
+    parts += tenants.section(summary)
+    parts += plan.section(plan_input)
+    parts += replay.sections(kpi_dir, list(summary.get("policies", {})))
+    parts += data.sections(facts)
+    parts.append(("definitions", "Definitions", definitions(keys, summary, plan_input)))
+    nav = "".join(f"<a href='#{a}'>{esc(t)}</a>" for a, t, _ in parts)
+    body = "".join(f"<section id='{a}'><h2>{esc(t)}</h2>{h}</section>" for a, t, h in parts)
     made = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     return f"""<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>
-<style>body{{font-family:sans-serif;margin:2em;max-width:1000px}}
-table{{border-collapse:collapse}}td,th{{border:1px solid #ccc;padding:4px 8px;text-align:right}}
-img{{max-width:100%}}</style></head>
-<body><h1>{html.escape(title)}</h1><p>Made {made}. Ratios in brackets are against greedy on the
-same trace.</p>
-<h2>KPIs</h2><table><tr><th>KPI</th>{head}</tr>{''.join(body)}</table>
-{imgs}
+<html lang="en"><head><meta charset="utf-8"><title>{esc(title)}</title>
+<style>{STYLE}</style>
+<script>{get_plotlyjs()}</script></head>
+<body><h1>{esc(title)}</h1><p>Made {made}. Charts are interactive: hover for values, drag to
+zoom, double-click to reset, click a legend entry to hide it.</p><nav>{nav}</nav>
+{body}
 </body></html>
 """
 
 
-def write_report(path: Path, summary: dict, kpi_dir: Path, plan_rows: list[dict] | None,
-                 title: str = "etplan report") -> Path:
-    return write_text(path, render(summary, kpi_dir, plan_rows, title))
+def write_report(path: Path, summary: dict, kpi_dir: Path, plan_input: PlanInput | None = None,
+                 title: str = "etplan report", facts: WarehouseFacts | None = None) -> Path:
+    return write_text(path, render(summary, kpi_dir, plan_input, title, facts))

@@ -36,6 +36,7 @@ from functools import cache
 import numpy as np
 
 from solver.backends.highs import new_highs
+from solver.deadline import MIP_SECONDS_PER_VAR
 from solver.instance import Instance
 from solver.model import SparseModel
 from solver.objective import DONE_TOL, coefficients, slot_progress
@@ -43,6 +44,9 @@ from solver.objective import DONE_TOL, coefficients, slot_progress
 log = logging.getLogger(__name__)
 
 MAX_STATES = 3_000_000    # partial schedules alive at once in exact pricing; beyond, no bound
+# columns of the reduced-cost-fixed master MIP; beyond, the fix-and-choose plan stands (HiGHS
+# 1.16 was seen at the root of a 54,697-column master for 50 s past its 5 s time limit)
+MAX_MASTER_MIP = 20_000
 
 
 @dataclass
@@ -53,6 +57,7 @@ class ColumnResult:
     seconds: float
     rounds: int
     columns: int
+    slot_prices: list[float] | None = None   # the last master LP's capacity duals (§4.3)
 
 
 @cache
@@ -66,6 +71,13 @@ def _template(k: int, T: int) -> np.ndarray:
                     for s2 in (range(1, k + 1) if c > b else (s1,)):
                         seqs.add((0,) * a + (s1,) * (b - a) + (s2,) * (c - b) + (0,) * (T - c))
     return np.array(sorted(seqs), dtype=np.int64)
+
+
+def pool_schedules(sizes: np.ndarray, T: int) -> int:
+    """How many simple schedules the pool values for jobs with `sizes[j]` allowed sizes each
+    (what a solve costs before its first round, for the deadline)."""
+    kinds, jobs = np.unique(np.asarray(sizes, dtype=np.int64), return_counts=True)
+    return int(sum(len(_template(int(k), T)) * int(n) for k, n in zip(kinds, jobs, strict=True)))
 
 
 class _Jobs:
@@ -85,11 +97,52 @@ class _Jobs:
         self.cool = np.array([inst.in_cooldown(j) for j in inst.jobs], dtype=bool)
         self.budget = inst.max_rescales          # None: no churn budget row in the master
         self.pair_job, self.pair_nodes = model.job_of, model.nodes_of
+        self._quota_rows(model, inst)
         self.pair_rate = np.array([inst.jobs[j].throughput[n] for j, n in
                                    zip(model.job_of, model.nodes_of, strict=True)], dtype=float)
         top = int(max(self.pair_nodes.max(initial=0), self.cur.max(initial=0)))
         self.rate = np.zeros((self.J, top + 1))
         self.rate[self.pair_job, self.pair_nodes] = self.pair_rate
+
+    def _quota_rows(self, model: SparseModel, inst: Instance) -> None:
+        """The tenant quota rows of the master (DESIGN §4.2), all written `≤`: per tenant and
+        slot, its nodes ≤ max_k, then −(its nodes) ≤ −G[k, t] (so every coupling dual is ≥ 0).
+        Jobs of a tenant with a guarantee may hold nodes after they are done (`idle`): the
+        model admits it and a guarantee's dual can make it pay."""
+        q = model.quotas
+        self.q_tenant = self.q_slot = np.zeros(0, dtype=np.int64)
+        self.q_sign = self.q_rhs = np.zeros(0)
+        self.tenant_of = np.full(self.J, -1, dtype=np.int64)
+        self.idle = np.zeros(self.J, dtype=bool)
+        if q is None:
+            return
+        for k in range(q.K):
+            self.tenant_of[q.members[k]] = k
+        self.idle = q.members[q.guaranteed()].any(axis=0)
+        k_max, t_max = np.nonzero(np.isfinite(q.cap)[:, None] & np.ones((1, self.T), bool))
+        k_min, t_min = np.nonzero(q.floor > 0)
+        self.q_tenant = np.r_[k_max, k_min].astype(np.int64)
+        self.q_slot = np.r_[t_max, t_min].astype(np.int64)
+        self.q_sign = np.r_[np.ones(k_max.size), -np.ones(k_min.size)]
+        self.q_rhs = np.r_[q.cap[k_max], -q.floor[k_min, t_min]]
+
+    def rhs(self, capacity: list[int]) -> np.ndarray:
+        """The right-hand sides of the coupling rows: capacity per slot, the churn budget,
+        then the quota rows."""
+        budget = [] if self.budget is None else [self.budget]
+        return np.concatenate([np.array(capacity + budget, dtype=float), self.q_rhs])
+
+    def prices(self, lam: np.ndarray) -> tuple[np.ndarray, float]:
+        """From the coupling duals λ: the price of a node per job and slot (capacity dual + ε,
+        plus the job's tenant's cap duals, less its guarantee duals) and the budget's β."""
+        T, b = self.T, int(self.budget is not None)
+        mu = np.repeat((lam[:T] + self.eps)[None, :], self.J, axis=0)
+        beta = float(lam[T]) if b else 0.0
+        dual = lam[T + b:]
+        for r in np.nonzero(dual)[0]:
+            mine = self.tenant_of == self.q_tenant[r]
+            mu[mine, self.q_slot[r]] += self.q_sign[r] * dual[r]
+        return mu, beta
 
     def rescaled0(self, N: np.ndarray, job: np.ndarray) -> np.ndarray:
         """Whether schedule N[i] changes the size of running job[i] in slot 0."""
@@ -98,10 +151,12 @@ class _Jobs:
 
     def usage(self, N: np.ndarray, job: np.ndarray) -> np.ndarray:
         """Each schedule's use of the master's coupling rows: nodes per slot, then (with a
-        churn budget) 1 for a rescale in slot 0."""
-        if self.budget is None:
-            return N
-        return np.column_stack([N, self.rescaled0(N, job)]).astype(N.dtype)
+        churn budget) 1 for a rescale in slot 0, then ± its nodes in its tenant's quota rows."""
+        parts = [N] if self.budget is None else [N, self.rescaled0(N, job)[:, None]]
+        if self.q_tenant.size:
+            mine = self.tenant_of[job][:, None] == self.q_tenant[None, :]
+            parts.append(mine * N[:, self.q_slot] * self.q_sign[None, :].astype(np.int64))
+        return parts[0] if len(parts) == 1 else np.column_stack(parts).astype(N.dtype)
 
     def value(self, N: np.ndarray, job: np.ndarray, *, idle_ok: bool = False
               ) -> tuple[np.ndarray, np.ndarray]:
@@ -115,11 +170,11 @@ class _Jobs:
         fr = self.free[job]
         ok &= ~(self.alive[job] & ~fr & (self.cur[job] > 0) & (N[:, 0] == 0))
         ok &= ~(self.cool[job] & self.rescaled0(N, job))
+        idle = self.idle[job] | idle_ok
         for t in range(self.T):
             n = N[:, t]
             on = n > 0
-            if not idle_ok:
-                ok &= ~(on & (left <= DONE_TOL))
+            ok &= ~(on & (left <= DONE_TOL) & ~idle)
             done = slot_progress(self.rate[job, n], n, prev, left, self.Rs[job],
                                  self.rho[job], self.delta)
             left = left - done
@@ -167,15 +222,22 @@ class _Partial:
     hist: np.ndarray | None = None
 
 
-def _slot_gain_bound(d: _Jobs, mu: np.ndarray) -> np.ndarray:
-    """tail[j, t]: the most slots t.. could add to job j's value at prices `mu` (each slot's
-    best size at full speed, never below 0); tail[j, T] = 0."""
+def _slot_gain_bound(d: _Jobs, mu: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """tail[j, t]: the most slots t.. could add to job j's value at prices `mu[j, t]` (each
+    slot's best size at full speed, never below 0); and idle[j, t]: the most the node terms
+    alone could add (positive only where a guarantee's dual makes a node's price negative);
+    both 0 at t = T."""
+    node_terms = -mu[d.pair_job] * d.pair_nodes[:, None]
     gain = (d.coef[d.pair_job] * (d.pair_rate * d.delta / d.Rs[d.pair_job])[:, None]
-            - mu[None, :] * d.pair_nodes[:, None])
-    best_slot = np.zeros((d.J, d.T))
-    np.maximum.at(best_slot, d.pair_job, np.maximum(gain, 0.0))
-    return np.concatenate([np.cumsum(best_slot[:, ::-1], axis=1)[:, ::-1],
-                           np.zeros((d.J, 1))], axis=1)
+            + node_terms)
+
+    def suffix(per_pair: np.ndarray) -> np.ndarray:
+        best_slot = np.zeros((d.J, d.T))
+        np.maximum.at(best_slot, d.pair_job, np.maximum(per_pair, 0.0))
+        return np.concatenate([np.cumsum(best_slot[:, ::-1], axis=1)[:, ::-1],
+                               np.zeros((d.J, 1))], axis=1)
+
+    return suffix(gain), suffix(node_terms)
 
 
 def _extend(d: _Jobs, s: _Partial, t: int, mu: np.ndarray, beta: float, counts: np.ndarray,
@@ -194,7 +256,7 @@ def _extend(d: _Jobs, s: _Partial, t: int, mu: np.ndarray, beta: float, counts: 
     on = cn > 0
     fr = d.free[cj]
     running = (pv > 0) & (lf > DONE_TOL)
-    ok = ~(on & (lf <= DONE_TOL))                        # nothing after done
+    ok = ~(on & (lf <= DONE_TOL) & ~d.idle[cj])          # nothing after done (but idle)
     ok &= ~(~on & running & ~fr)                          # no stop before done
     ok &= ~(on & (pv == 0) & ev & (lf > DONE_TOL) & ~fr)  # no restart after a stop
     change = (pv > 0) & on & (cn != pv)
@@ -206,7 +268,7 @@ def _extend(d: _Jobs, s: _Partial, t: int, mu: np.ndarray, beta: float, counts: 
     rate = np.where(pair >= 0, d.pair_rate[np.maximum(pair, 0)], 0.0)
     done = slot_progress(rate, cn, pv, lf, d.Rs[cj], d.rho[cj], d.delta)
     charge = d.pen + (beta if t == 0 else 0.0)
-    value = s.value[cs] + d.coef[cj, t] * done - mu[t] * cn - charge * change
+    value = s.value[cs] + d.coef[cj, t] * done - mu[cj, t] * cn - charge * change
     return _Partial(cj, cn, lf - done, value, ev | on), cs
 
 
@@ -224,14 +286,16 @@ def _record_best(c: _Partial, parent: np.ndarray, hist: np.ndarray, t: int, comp
 
 
 def _survivors(d: _Jobs, c: _Partial, t: int, complete: np.ndarray, lower: np.ndarray,
-               tail: np.ndarray) -> np.ndarray:
-    """Indices of the incomplete children that may still beat `lower` (bound prune) and that
-    no sibling dominates."""
+               tails: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+    """Indices of the children that may still go on (incomplete, or done but free to hold
+    nodes idle), may still beat `lower` (bound prune) and that no sibling dominates."""
     cj = c.job
+    tail, idle = tails
     c_next = d.coef[cj, t + 1]
-    reach = c.value + np.minimum(c_next * c.left, tail[cj, t + 1])
+    reach = c.value + np.minimum(c_next * c.left + idle[cj, t + 1], tail[cj, t + 1])
     slack = 1e-12 * np.maximum(1.0, np.abs(lower[cj]))
-    go = np.nonzero(~complete & (reach >= lower[cj] - slack))[0]
+    go_on = ~complete | (d.idle[cj] & (c.left <= DONE_TOL))
+    go = np.nonzero(go_on & (reach >= lower[cj] - slack))[0]
     return go[_undominated(cj[go], c.prev[go], c.ever[go], c.left[go],
                            c.value[go] + c_next[go] * c.left[go])]
 
@@ -250,9 +314,8 @@ def _price_exact(d: _Jobs, lam: np.ndarray, lower: np.ndarray, deadline: float =
       left than B and `value_A + c·left_A ≥ value_B + c·left_B` ends at least as well as B
       whatever follows, so B is dropped."""
     J, T = d.J, d.T
-    mu = lam[:T] + d.eps
-    beta = float(lam[T]) if lam.size > T else 0.0
-    tail = _slot_gain_bound(d, mu)
+    mu, beta = d.prices(lam)
+    tails = _slot_gain_bound(d, mu)
     counts = np.bincount(d.pair_job, minlength=J)
     first = np.concatenate([[0], np.cumsum(counts)[:-1]])
     lower = lower.copy()
@@ -269,7 +332,7 @@ def _price_exact(d: _Jobs, lam: np.ndarray, lower: np.ndarray, deadline: float =
             lower = np.maximum(lower, best)
         if t == T - 1:
             break
-        go = _survivors(d, c, t, complete, lower, tail)
+        go = _survivors(d, c, t, complete, lower, tails)
         if go.size * (1 + counts.max(initial=0)) > MAX_STATES or time.perf_counter() > deadline:
             log.info("exact pricing stopped at slot %d: %d partial schedules", t, go.size)
             return None
@@ -452,12 +515,12 @@ def _generate(master: _Master, d: _Jobs, pool: _Pool, cap: np.ndarray, t0: float
     while rounds < max_rounds:
         rounds += 1
         lp_value, lam, mu = master.solve_lp()
+        if time.perf_counter() - t0 > time_limit / 2:
+            break   # pricing had its half; the integer step gets the rest (the LP is current)
         tol = 1e-9 * max(1.0, abs(lp_value))
         best, added = _add_from_pool(master, pool, lam, mu, tol)
         if added:
             continue
-        if time.perf_counter() - t0 > time_limit / 2:
-            break
         exact = _price_exact(d, lam, best, deadline=t0 + time_limit * 0.75)
         if exact is None:
             break
@@ -480,6 +543,8 @@ def _fixed_master(master: _Master, pool: _Pool, gen: _Generation, objective: flo
     margin += 1e-9 * max(1.0, abs(gen.lp_value))
     reduced = pool.value - pool.U @ lam - mu[pool.job]
     for k in np.nonzero(reduced >= -margin)[0]:
+        if remaining() <= 0:
+            return None   # out of time (a deadline, solver/deadline.py)
         pool.add_to(master, k)
     m_job = np.array(master.job)
     m_red = np.array(master.value) - np.array(master.U) @ lam - mu[m_job]
@@ -489,17 +554,23 @@ def _fixed_master(master: _Master, pool: _Pool, gen: _Generation, objective: flo
         start_choice = np.zeros(m_job.size, dtype=bool)
         start_choice[: chosen.size] = chosen
         keep |= start_choice
-    return master.choose(keep, start_choice, remaining(), gap / 4)
+    # HiGHS loads and presolves before it looks at its time limit: that much less, or none
+    left = remaining() - int(keep.sum()) * MIP_SECONDS_PER_VAR
+    if left <= 0 or keep.sum() > MAX_MASTER_MIP:
+        return None
+    return master.choose(keep, start_choice, left, gap / 4)
 
 
 def _integer_plan(master: _Master, pool: _Pool, gen: _Generation, gap: float,
                   remaining: Callable[[], float]) -> tuple[np.ndarray | None, float]:
     """The chosen master columns and their value: the LP's integral jobs fixed first, then,
     when that is not within the gap of the bound, the reduced-cost-fixed master MIP."""
-    chosen = master.fix_and_choose(remaining(), gap / 4)
-    objective = -np.inf if chosen is None else float(np.array(master.value)[chosen].sum())
+    chosen = master.fix_and_choose(remaining(), gap / 4) if remaining() > 0 else None
+    if chosen is None:   # the start's schedules (the first J columns) are a feasible choice
+        chosen = np.arange(len(master.job)) < master.J
+    objective = float(np.array(master.value)[chosen].sum())
     bound = gen.bound
-    if bound is None or objective < bound - gap * abs(bound):
+    if (bound is None or objective < bound - gap * abs(bound)) and remaining() > 0:
         better = _fixed_master(master, pool, gen, objective, chosen, gap, remaining)
         if better is not None:
             value_better = float(np.array(master.value)[better].sum())
@@ -519,33 +590,40 @@ def _start_pool(inst: Instance, model: SparseModel, start: np.ndarray, free: set
     for (j, n), smaller in model.dominated.items():   # sizes the model left out
         start[j][start[j] == n] = smaller
     start_value, admitted = d.value(start, np.arange(d.J), idle_ok=True)
-    over_budget = d.budget is not None and d.rescaled0(start, np.arange(d.J)).sum() > d.budget
-    if not admitted.all() or over_budget:
+    used = d.usage(start, np.arange(d.J)).sum(axis=0)
+    over = (used > d.rhs(inst.capacity) + 1e-9).any()    # capacity, budget or a quota
+    if not admitted.all() or over:
         log.info("column generation skipped: the start plan breaks the model's rules")
         return None
     return d, _Pool.of(d, start, start_value)
 
 
 def solve(inst: Instance, model: SparseModel, start: np.ndarray, *, free: set[int],
-          time_limit: float, gap: float, threads: int = 1, max_rounds: int = 100
-          ) -> ColumnResult | None:
+          time_limit: float, gap: float, threads: int = 1, max_rounds: int = 100,
+          lp_only: bool = False) -> ColumnResult | None:
     """Column generation from the feasible plan `start` (node matrix). `free`: indices of jobs
-    that may stop before they are done. None when the integer master finds no plan."""
+    that may stop before they are done. None when the integer master finds no plan. With
+    `lp_only`, stop at the master LP: the result is the start with the LP's bound and prices."""
     t0 = time.perf_counter()
     if not inst.jobs:
         return None
     setup = _start_pool(inst, model, start, free)
-    if setup is None:
+    if setup is None or time.perf_counter() - t0 > time_limit:   # no time left for a round
         return None
     d, pool = setup
-    cap = np.array(inst.capacity + ([] if d.budget is None else [d.budget]), dtype=float)
+    cap = d.rhs(inst.capacity)
     master = _Master(d.J, cap, threads)
     for j in range(d.J):
         pool.add_to(master, pool.starts[j])   # the start's
     gen = _generate(master, d, pool, cap, t0, time_limit, max_rounds)
+    prices = [float(x) for x in gen.lam[: d.T]]
+    if lp_only:
+        return ColumnResult(nodes=start, objective=float(pool.value[pool.starts].sum()),
+                            bound=gen.bound, seconds=time.perf_counter() - t0,
+                            rounds=gen.rounds, columns=len(master.job), slot_prices=prices)
 
     def remaining() -> float:
-        return max(time_limit - (time.perf_counter() - t0), 0.05)
+        return max(time_limit - (time.perf_counter() - t0), 0.0)
 
     chosen, objective = _integer_plan(master, pool, gen, gap, remaining)
     if chosen is None:
@@ -555,4 +633,4 @@ def solve(inst: Instance, model: SparseModel, start: np.ndarray, *, free: set[in
     nodes[np.array(master.job)[cols]] = np.array(master.N)[cols]
     return ColumnResult(nodes=nodes, objective=objective, bound=gen.bound,
                         seconds=time.perf_counter() - t0, rounds=gen.rounds,
-                        columns=len(master.job))
+                        columns=len(master.job), slot_prices=prices)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from solver.instance import DEFAULT_NUM_SLOTS, DEFAULT_SLOT_SECONDS, Instance, Job
+from solver.instance import DEFAULT_NUM_SLOTS, DEFAULT_SLOT_SECONDS, Instance, Job, TenantQuota
 
 
 def random_instance(n_jobs: int, num_slots: int = DEFAULT_NUM_SLOTS, capacity: int | None = None,
@@ -48,3 +48,24 @@ def random_instance(n_jobs: int, num_slots: int = DEFAULT_NUM_SLOTS, capacity: i
         capacity = max(running_min, int(round(demand * 2 / 3)), 1)
     return Instance(jobs=jobs, capacity=[capacity] * num_slots, slot_seconds=slot_seconds,
                     num_slots=num_slots, window_start="2026-12-02T10:00:00Z")
+
+
+def with_tenants(inst: Instance, n_tenants: int = 2, seed: int = 0) -> Instance:
+    """`inst` (changed in place) with its jobs spread over tenants t1..tn and the default
+    tenant, and random quotas (DESIGN §4.2): a max_nodes up to the largest capacity (none for
+    about a quarter of tenants), a guarantee up to it for most (guarantees may together
+    exceed the capacity). Same arguments, same tenants and quotas."""
+    rng = np.random.default_rng(seed + 7919)
+    names = [f"t{k + 1}" for k in range(n_tenants)]
+    for job in inst.jobs:
+        r = int(rng.integers(n_tenants + 1))
+        job.tenant = names[r] if r < n_tenants else None
+    top = max(inst.capacity, default=0)
+    quotas = {}
+    for k in names:
+        cap = None if rng.random() < 0.25 else int(rng.integers(0, top + 1))
+        floor = int(rng.integers(0, (top if cap is None else cap) + 1)) \
+            if rng.random() < 0.7 else 0
+        quotas[k] = TenantQuota(max_nodes=cap, guaranteed_nodes=floor)
+    inst.quotas = quotas
+    return inst

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -35,6 +35,14 @@ def candidate_sizes(lo: int, hi: int, *extra: int) -> list[int]:
     return sorted(sizes)
 
 
+@dataclass(frozen=True)
+class TenantQuota:
+    """A tenant's quota in force for the window (DESIGN §4.2): in every slot its jobs hold at
+    most `max_nodes` (None: no cap) and, as far as they can use it, at least `guaranteed_nodes`."""
+    max_nodes: int | None = None
+    guaranteed_nodes: int = 0
+
+
 class InvalidInstance(ValueError):
     """The instance is not usable; the message is one line naming the job and field."""
 
@@ -54,6 +62,7 @@ class Job:
     rescale_seconds: float = DEFAULT_RESCALE_SECONDS
     allowed_nodes: list[int] | None = None
     seconds_since_resize: float | None = None   # since its size last changed; None = never
+    tenant: str | None = None   # None: the default tenant, which has no quota (DESIGN §4.2)
 
     def __post_init__(self) -> None:
         if self.requested_nodes is None:
@@ -82,6 +91,7 @@ class Instance:
     rescale_penalty: float = DEFAULT_RESCALE_PENALTY       # κ
     max_rescales: int | None = None       # running jobs that may change size in slot 0
     cooldown_seconds: float | None = None  # a job resized less long ago keeps its size
+    quotas: dict[str, TenantQuota] = field(default_factory=dict)   # tenant → quota (§4.2)
 
     @property
     def T(self) -> int:  # noqa: N802 - the model's notation
@@ -99,7 +109,7 @@ class Instance:
         if not isinstance(data, dict):
             raise InvalidInstance("instance: expected a JSON object")
         known = {"window_start", "slot_seconds", "num_slots", "capacity", "discount",
-                 "aging_seconds", "jobs", *RULE_KEYS}
+                 "aging_seconds", "jobs", "tenant_quotas", *RULE_KEYS}
         unknown = sorted(set(data) - known)
         if unknown:
             raise InvalidInstance(f"instance: unknown key {unknown[0]!r}")
@@ -131,7 +141,8 @@ class Instance:
                                  positive=True),
                    aging_seconds=_num(data.get("aging_seconds", DEFAULT_AGING_SECONDS),
                                       "instance", "aging_seconds", positive=True),
-                   window_start=_window_start(data.get("window_start")), **_rules(data))
+                   window_start=_window_start(data.get("window_start")),
+                   quotas=_quotas(data.get("tenant_quotas")), **_rules(data))
         if inst.discount > 1:
             raise InvalidInstance(f"instance: discount must be in (0, 1], got {inst.discount}")
         return inst
@@ -143,6 +154,9 @@ class Instance:
         except json.JSONDecodeError as err:
             raise InvalidInstance(f"instance: not valid JSON ({err.msg} at line {err.lineno})"
                                   ) from None
+        except (ValueError, RecursionError) as err:   # a 5,000-digit number, 10⁵ nested [
+            raise InvalidInstance(f"instance: not usable JSON ({str(err).splitlines()[0]})"
+                                  ) from None
         return cls.from_dict(data)
 
     def to_dict(self) -> dict[str, Any]:
@@ -152,13 +166,17 @@ class Instance:
         jobs = []
         for j in self.jobs:
             d = asdict(j)
+            if d["tenant"] is None:   # the default tenant: no key
+                del d["tenant"]
             d["throughput"] = {str(n): v for n, v in j.throughput.items()}
             jobs.append(d)
         rules = {k: getattr(self, k) for k in RULE_KEYS}
         return {"window_start": self.window_start, "slot_seconds": self.slot_seconds,
                 "num_slots": self.num_slots, "capacity": cap, "discount": self.discount,
                 "aging_seconds": self.aging_seconds,
-                **{k: v for k, v in rules.items() if v is not None}, "jobs": jobs}
+                **{k: v for k, v in rules.items() if v is not None},
+                **({"tenant_quotas": {t: asdict(q) for t, q in self.quotas.items()}}
+                   if self.quotas else {}), "jobs": jobs}
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), indent=1)
@@ -172,9 +190,12 @@ def _int(v: Any, where: str, name: str, low: int | None = None) -> int:
     return int(v)
 
 
-def _num(v: Any, where: str, name: str, positive: bool = False, nonneg: bool = False) -> float:
+def _num(v: Any, where: str, name: str, positive: bool = False, nonneg: bool = False,
+         high: float | None = None) -> float:
     if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v):
         raise InvalidInstance(f"{where}: {name} must be a number, got {v!r}")
+    if high is not None and v > high:   # the bounds of docs/data-contracts.md
+        raise InvalidInstance(f"{where}: {name} must be at most {high:g}, got {v:g}")
     if positive and v <= 0:
         raise InvalidInstance(f"{where}: {name} must be > 0, got {v}")
     if nonneg and v < 0:
@@ -205,6 +226,32 @@ def _rules(data: dict[str, Any]) -> dict[str, Any]:
             "cooldown_seconds": _optional(data, "cooldown_seconds", w)}
 
 
+def _quotas(raw: Any) -> dict[str, TenantQuota]:
+    """`tenant_quotas` (DESIGN §4.2): {tenant: {max_nodes: int ≥ 0 or null, guaranteed_nodes:
+    int ≥ 0}}, the guarantee at most the maximum; absent or null: no quotas."""
+    if raw is None:
+        return {}
+    if not isinstance(raw, dict):
+        raise InvalidInstance("instance: tenant_quotas must map tenants to "
+                              "{max_nodes, guaranteed_nodes}")
+    out = {}
+    for tenant, q in raw.items():
+        w = f"tenant_quotas[{tenant!r}]"
+        if not isinstance(q, dict):
+            raise InvalidInstance(f"{w}: expected an object with max_nodes, guaranteed_nodes")
+        unknown = sorted(set(q) - {"max_nodes", "guaranteed_nodes"})
+        if unknown:
+            raise InvalidInstance(f"{w}: unknown key {unknown[0]!r}")
+        cap = q.get("max_nodes")
+        cap = None if cap is None else _int(cap, w, "max_nodes", low=0)
+        floor = _int(q.get("guaranteed_nodes", 0), w, "guaranteed_nodes", low=0)
+        if cap is not None and floor > cap:
+            raise InvalidInstance(f"{w}: guaranteed_nodes {floor} > max_nodes {cap}; lower "
+                                  "the guarantee or raise the maximum")
+        out[str(tenant)] = TenantQuota(max_nodes=cap, guaranteed_nodes=floor)
+    return out
+
+
 def _check_sizes(w: str, requested: int, current: int, allowed: list[int]) -> None:
     """The requested size and a running job's size must be sizes the job may take."""
     if requested not in allowed:
@@ -228,7 +275,7 @@ def _window_start(value: Any) -> str | None:
 
 JOB_KEYS = {"job_id", "min_nodes", "max_nodes", "requested_nodes", "current_nodes",
             "remaining_work", "total_work", "weight", "waiting_seconds", "rescale_seconds",
-            "throughput", "allowed_nodes", "seconds_since_resize"}
+            "throughput", "allowed_nodes", "seconds_since_resize", "tenant"}
 
 
 def _job(d: Any, i: int) -> Job:
@@ -253,7 +300,7 @@ def _job(d: Any, i: int) -> Job:
         raise InvalidInstance(f"{w}: requested_nodes {req} outside [{lo}, {hi}]")
     cur = _int(d.get("current_nodes", 0), w, "current_nodes", low=0)
     rem = _num(d["remaining_work"], w, "remaining_work", nonneg=True)
-    tot = _num(d["total_work"], w, "total_work", positive=True)
+    tot = _num(d["total_work"], w, "total_work", positive=True, high=1e18)
     if rem > tot * (1 + 1e-9):
         raise InvalidInstance(f"{w}: remaining_work {rem} > total_work {tot}")
     raw_tp = d["throughput"]
@@ -265,7 +312,7 @@ def _job(d: Any, i: int) -> Job:
             n = int(k)
         except (TypeError, ValueError):
             raise InvalidInstance(f"{w}: throughput key {k!r} is not a node count") from None
-        tp[n] = _num(v, w, f"throughput[{n}]", positive=True)
+        tp[n] = _num(v, w, f"throughput[{n}]", positive=True, high=1e12)
     allowed = d.get("allowed_nodes")
     if allowed is None:
         allowed = list(range(lo, hi + 1))
@@ -282,22 +329,32 @@ def _job(d: Any, i: int) -> Job:
     _check_sizes(w, req, cur, allowed)
     return Job(job_id=jid, min_nodes=lo, max_nodes=hi, requested_nodes=req, current_nodes=cur,
                remaining_work=rem, total_work=tot,
-               weight=_num(d.get("weight", 1.0), w, "weight", positive=True),
+               weight=_num(d.get("weight", 1.0), w, "weight", positive=True, high=1e6),
                waiting_seconds=_num(d.get("waiting_seconds", 0.0), w, "waiting_seconds",
                                     nonneg=True),
                rescale_seconds=_num(d.get("rescale_seconds", DEFAULT_RESCALE_SECONDS), w,
                                     "rescale_seconds", nonneg=True),
                throughput=tp, allowed_nodes=allowed,
-               seconds_since_resize=_optional(d, "seconds_since_resize", w))
+               seconds_since_resize=_optional(d, "seconds_since_resize", w),
+               tenant=_tenant(d.get("tenant"), w))
+
+
+def _tenant(v: Any, where: str) -> str | None:
+    """A job's tenant: a non-empty string, or absent/null for the default tenant."""
+    if v is None:
+        return None
+    if not isinstance(v, str) or not v:
+        raise InvalidInstance(f"{where}: tenant must be a non-empty string or null, got {v!r}")
+    return v
 
 
 def job_from_state(state: Mapping[str, Any], curve: Mapping[int, float], *,
                    rescale_seconds: float = DEFAULT_RESCALE_SECONDS) -> Job:
     """The solver `Job` for one job's state at a window (keys job_id, min_nodes, max_nodes,
     requested_nodes, current_nodes, remaining_work, total_work, weight, waiting_seconds;
-    optional seconds_since_resize) and its estimated throughput curve {nodes: samples/s}. It is
-    offered the candidate sizes of its range (plus its requested and current size) that the
-    curve covers with a positive rate."""
+    optional seconds_since_resize, tenant) and its estimated throughput curve
+    {nodes: samples/s}. It is offered the candidate sizes of its range (plus its requested and
+    current size) that the curve covers with a positive rate."""
     lo, hi = state["min_nodes"], state["max_nodes"]
     allowed = [n for n in candidate_sizes(lo, hi, state["requested_nodes"],
                                           state["current_nodes"])
@@ -307,4 +364,5 @@ def job_from_state(state: Mapping[str, Any], curve: Mapping[int, float], *,
                remaining_work=state["remaining_work"], total_work=state["total_work"],
                weight=state["weight"], waiting_seconds=float(state["waiting_seconds"]),
                rescale_seconds=rescale_seconds, throughput={n: curve[n] for n in allowed},
-               allowed_nodes=allowed, seconds_since_resize=state.get("seconds_since_resize"))
+               allowed_nodes=allowed, seconds_since_resize=state.get("seconds_since_resize"),
+               tenant=state.get("tenant"))

@@ -13,7 +13,8 @@ X = E·T):
 Rows are lo ≤ A·v ≤ hi; the objective is maximised. `build` assembles the model from named
 blocks: the columns (`_pairs`, `_Layout`), one function per row block of §4 (capacity, one size,
 progress, stay ≤ x, stay ≤ x the slot before, work left, no preemption, rescale indicators,
-churn budget), then the objective and the column bounds (which also hold the cooldown).
+churn budget, tenant quotas), then the objective and the column bounds (which also hold the
+cooldown).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ import scipy.sparse as sp
 
 from solver.instance import Instance
 from solver.objective import coefficients, progress_fractions, rescales
+from solver.quotas import TenantRows, tenant_rows
 
 
 @dataclass
@@ -46,6 +48,7 @@ class SparseModel:
     # (job, size) left out -> the smaller allowed size that is at least as fast
     chg_job: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     chg_slot: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    quotas: TenantRows | None = None   # the tenant quota rows (DESIGN §4.2), when any
 
     @property
     def num_vars(self) -> int:
@@ -89,10 +92,12 @@ class SparseModel:
         return v
 
 
-def _pairs(inst: Instance) -> tuple[list[int], list[int], list[float], dict[tuple[int, int], int]]:
+def _pairs(inst: Instance, keep_all: np.ndarray
+           ) -> tuple[list[int], list[int], list[float], dict[tuple[int, int], int]]:
     """The (job, allowed node count) pairs that get columns, with their throughput, and the
     sizes left out: a size no faster than a smaller one is never strictly better, so leaving
-    it out changes no optimum and makes the model smaller (the current size always stays)."""
+    it out changes no optimum and makes the model smaller (the current size always stays; jobs
+    in `keep_all`, whose tenant has a guarantee that more nodes may help meet, keep all)."""
     pairs_j, pairs_n, pairs_f = [], [], []
     dominated: dict[tuple[int, int], int] = {}
     for j, job in enumerate(inst.jobs):
@@ -100,7 +105,7 @@ def _pairs(inst: Instance) -> tuple[list[int], list[int], list[float], dict[tupl
         for n in sorted(job.allowed):
             f_n = job.throughput[n]
             faster = [m for m in kept if job.throughput[m] >= f_n]
-            if faster and n != job.current_nodes:
+            if faster and n != job.current_nodes and not keep_all[j]:
                 dominated[(j, n)] = faster[0]
                 continue
             kept.append(n)
@@ -114,7 +119,11 @@ class _Layout:
     """The columns (x, stay, p̃, chg) and the per-job data the row blocks read."""
 
     def __init__(self, inst: Instance, released: set[str], preemption: bool):
-        pairs_j, pairs_n, pairs_f, self.dominated = _pairs(inst)
+        self.quotas = tenant_rows(inst) if inst.quotas else None
+        keep_all = np.zeros(len(inst.jobs), dtype=bool)
+        if self.quotas is not None:
+            keep_all = self.quotas.members[self.quotas.guaranteed()].any(axis=0)
+        pairs_j, pairs_n, pairs_f, self.dominated = _pairs(inst, keep_all)
         self.J, self.T = len(inst.jobs), inst.T
         self.delta = delta = inst.slot_seconds
         self.job_of = np.array(pairs_j, dtype=np.int64)
@@ -322,8 +331,23 @@ def _budget_rows(rows: _Rows, d: _Layout, inst: Instance) -> None:
     rows.close(np.array([-np.inf]), np.array([float(inst.max_rescales)]))
 
 
+def _quota_rows(rows: _Rows, d: _Layout, inst: Instance) -> None:
+    """10. tenant quotas (DESIGN §4.2): G[k,t] ≤ Σ_{j∈k} Σ_n n·x[j,n,t] ≤ max_k, one row per
+    tenant and slot that has a cap or a positive effective guarantee (solver.quotas)."""
+    q = d.quotas
+    if q is None:
+        return
+    k_idx, t_idx = np.nonzero(q.active())
+    for r, (k, t) in enumerate(zip(k_idx, t_idx, strict=True)):
+        sel = q.members[k][d.job_of[d.e_all]] & (d.t_all == t)
+        rows.add(np.full(sel.sum(), rows.n + r), d.x_idx[sel], d.nodes_of[d.e_all[sel]]
+                 .astype(float))
+    lo = np.where(q.floor[k_idx, t_idx] > 0, q.floor[k_idx, t_idx], -np.inf)
+    rows.close(lo, q.cap[k_idx])
+
+
 ROW_BLOCKS = (_capacity_rows, _one_size_rows, _progress_rows, _stay_rows, _stay_before_rows,
-              _work_rows, _no_preemption_rows, _rescale_rows, _budget_rows)
+              _work_rows, _no_preemption_rows, _rescale_rows, _budget_rows, _quota_rows)
 
 
 def _objective(d: _Layout) -> np.ndarray:
@@ -369,4 +393,4 @@ def build(inst: Instance, *, released: set[str] | None = None,
                        col_lo=col_lo, col_hi=col_hi, integer=integer, job_of=d.job_of,
                        nodes_of=d.nodes_of, J=d.J, T=d.T,
                        build_seconds=time.perf_counter() - t0, dominated=d.dominated,
-                       chg_job=d.chg_job, chg_slot=d.chg_slot)
+                       chg_job=d.chg_job, chg_slot=d.chg_slot, quotas=d.quotas)

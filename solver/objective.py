@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from solver.instance import Instance
+from solver.quotas import tenant_rows
 
 EPS_SHARE = 1e-6   # the idle-allocation tie-break, as a share of the smallest progress weight
 DONE_TOL = 1e-6
@@ -113,10 +114,28 @@ def churn_violations(inst: Instance, nodes: np.ndarray) -> list[str]:
     return out
 
 
+def quota_violations(inst: Instance, nodes: np.ndarray) -> list[str]:
+    """How `nodes[j, t]` breaks a tenant's max_nodes or effective guarantee (DESIGN §4.2)."""
+    if not inst.quotas or not inst.jobs:
+        return []
+    q = tenant_rows(inst)
+    used = q.usage(nodes)
+    out = []
+    for i, k in enumerate(q.tenants):
+        for t in range(inst.T):
+            if used[i, t] > q.cap[i]:
+                out.append(f"tenant {k} slot {t}: {int(used[i, t])} nodes > max_nodes "
+                           f"{int(q.cap[i])}")
+            if used[i, t] < q.floor[i, t]:
+                out.append(f"tenant {k} slot {t}: {int(used[i, t])} nodes < guarantee "
+                           f"{int(q.floor[i, t])}")
+    return out
+
+
 def violations(inst: Instance, nodes: np.ndarray, *, preemptible: set[str] | None = None
                ) -> list[str]:
     """Every way `nodes` breaks the model's constraints (empty list = feasible)."""
-    out = churn_violations(inst, nodes)
+    out = churn_violations(inst, nodes) + quota_violations(inst, nodes)
     preemptible = preemptible or set()
     J, T = nodes.shape
     used = nodes.sum(axis=0)

@@ -25,6 +25,8 @@ class Allocation:
     action: str
     expected_throughput: float
     expected_progress: float
+    why: str = ""        # the code of DESIGN §11 (solver/explain.py)
+    why_text: str = ""   # one sentence with the numbers
 
 
 @dataclass
@@ -50,6 +52,10 @@ class Plan:
     solver_objective: float | None = None   # what the solver itself reported
     warnings: list[str] = field(default_factory=list)
     current_nodes: dict[str, int] = field(default_factory=dict)   # each job's size before
+    slot_prices: list[float] | None = None   # capacity duals per slot (DESIGN §4.3)
+    # the stage the deadline ended the decision in (heuristic | columns | mip), or complete
+    # (DESIGN §10, solver/deadline.py)
+    stopped_by: str = "complete"
 
     def nodes_by_job(self) -> dict[str, list[int]]:
         out: dict[str, list[int]] = {}
@@ -58,10 +64,12 @@ class Plan:
         return out
 
     def rows(self, window_start: datetime) -> list[dict]:
-        """The plan's Parquet rows (DESIGN §8): one per job and slot, the allocation, the job's
-        size before the plan, its ETCs and the plan's header."""
+        """The plan's Parquet rows (DESIGN §8): one per job and slot, the allocation with its
+        why (§11) and its slot's price, the job's size before the plan, its ETCs and the plan's
+        header."""
         etc = {j.job_id: j for j in self.jobs}
         now = datetime.now(UTC)
+        prices = self.slot_prices
         rows = []
         for a in self.allocations:
             e = etc[a.job_id]
@@ -69,7 +77,10 @@ class Plan:
                 "window_time": window_start, "job_id": a.job_id, "slot": a.slot,
                 "current_nodes": self.current_nodes.get(a.job_id, 0), "nodes": a.nodes,
                 "action": a.action, "expected_throughput": a.expected_throughput,
-                "expected_progress": a.expected_progress, "etc_seconds": e.etc_seconds,
+                "expected_progress": a.expected_progress, "why": a.why,
+                "why_text": a.why_text,
+                "slot_price": None if prices is None else float(prices[a.slot]),
+                "etc_seconds": e.etc_seconds,
                 "static_etc_seconds": e.static_etc_seconds, "policy": self.policy,
                 "solver": self.solver, "status": str(self.status), "objective": self.objective,
                 "mip_gap": self.mip_gap, "solve_seconds": self.solve_seconds,

@@ -1,4 +1,4 @@
-"""THE definition of the three input feeds' columns (DESIGN §3.1) and how a source writes them.
+"""THE definition of the four input feeds' columns (DESIGN §3.1) and how a source writes them.
 
 The warehouse's ingest (`warehouse/contracts.py`) takes these names and adds the types and
 checks; the generator and the importers write files with exactly these columns.
@@ -16,20 +16,26 @@ import pyarrow.parquet as pq
 JOB_EVENTS = "job_events"
 THROUGHPUT_SAMPLES = "throughput_samples"
 CAPACITY = "capacity"
+TENANT_QUOTAS = "tenant_quotas"
 
 EVENT_COLUMNS = ("job_id", "event_time", "event", "nodes", "min_nodes", "max_nodes",
                  "requested_nodes", "total_work", "weight", "model", "tenant")
 # machines: how many machines the sample's nodes spanned; optional (NULL = not reported)
 SAMPLE_COLUMNS = ("job_id", "sample_time", "nodes", "throughput", "machines")
 CAPACITY_COLUMNS = ("pool", "effective_from", "nodes")
+# a tenant's quota from effective_from on (DESIGN §4.2): at most max_nodes, at least
+# guaranteed_nodes as far as its jobs can use them
+QUOTA_COLUMNS = ("tenant", "effective_from", "max_nodes", "guaranteed_nodes")
 
 COLUMNS: dict[str, tuple[str, ...]] = {
-    JOB_EVENTS: EVENT_COLUMNS, THROUGHPUT_SAMPLES: SAMPLE_COLUMNS, CAPACITY: CAPACITY_COLUMNS}
+    JOB_EVENTS: EVENT_COLUMNS, THROUGHPUT_SAMPLES: SAMPLE_COLUMNS, CAPACITY: CAPACITY_COLUMNS,
+    TENANT_QUOTAS: QUOTA_COLUMNS}
 # columns a file must have to be read as this feed
 REQUIRED: dict[str, tuple[str, ...]] = {
     JOB_EVENTS: ("job_id", "event_time", "event"),
     THROUGHPUT_SAMPLES: ("job_id", "sample_time", "nodes", "throughput"),
     CAPACITY: CAPACITY_COLUMNS,
+    TENANT_QUOTAS: QUOTA_COLUMNS,
 }
 # columns a writer leaves out of the file when no row has a value for them
 OPTIONAL: dict[str, tuple[str, ...]] = {THROUGHPUT_SAMPLES: ("machines",)}

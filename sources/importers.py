@@ -16,6 +16,7 @@ import csv
 import math
 from collections import Counter
 from datetime import UTC, datetime, timedelta
+from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
@@ -32,6 +33,27 @@ NOISE = 0.03
 # the batch size each model trains at in the Pollux workloads (their most common one)
 TYPICAL_BATCH = {"bert": 384, "cifar10": 2048, "deepspeech2": 320, "imagenet": 6400,
                  "ncf": 32768, "yolov3": 64}
+# `--elastic-range LO,HI` as exact fractions (0.7 · 10 is 7, not 7.000000000000001)
+ElasticRange = tuple[Fraction, Fraction]
+
+
+def parse_elastic_range(text: str) -> ElasticRange:
+    """`LO,HI` with 0 < LO ≤ 1 ≤ HI (a range around the requested size), e.g. `0.5,2`."""
+    try:
+        lo, hi = (Fraction(part.strip()) for part in text.split(","))
+    except (ValueError, ZeroDivisionError):
+        lo = hi = Fraction(-1)
+    if not 0 < lo <= 1 <= hi:
+        raise SourceError(f"--elastic-range {text!r}: expected LO,HI with 0 < LO ≤ 1 ≤ HI "
+                          "(factors of the requested size), e.g. 0.5,2")
+    return lo, hi
+
+
+def elastic_bounds(requested: int, largest: int, factors: ElasticRange) -> tuple[int, int]:
+    """A job's [⌈LO·req⌉, min(⌊HI·req⌋, largest measured size)] (DESIGN §6), at least 1."""
+    lo, hi = factors
+    top = max(1, min(math.floor(hi * requested), largest))
+    return min(max(1, math.ceil(lo * requested)), top), top
 
 
 def _ts(t: datetime) -> str:
@@ -39,16 +61,17 @@ def _ts(t: datetime) -> str:
 
 
 def _job_rows(job_id: str, submit: datetime, model: str, batch: int, replicas: int,
-              traces: Path, rng: np.random.Generator, tenant: str = "") -> tuple[
-                  dict, list[dict], dict]:
+              traces: Path, rng: np.random.Generator, tenant: str = "",
+              elastic: ElasticRange | None = None) -> tuple[dict, list[dict], dict]:
     prof = load_profile(traces, model)
     max_gpus = prof.max_gpus(batch)
     req = max(1, min(replicas, max_gpus))
+    low, high = elastic_bounds(req, max_gpus, elastic) if elastic else (1, max_gpus)
     curve = prof.job_curve(batch, max_gpus)
     work = round(total_work(traces, model, batch))
     event = {c: None for c in EVENT_COLUMNS} | {
-        "job_id": job_id, "event_time": _ts(submit), "event": "submitted", "min_nodes": 1,
-        "max_nodes": max_gpus, "requested_nodes": req, "total_work": float(work),
+        "job_id": job_id, "event_time": _ts(submit), "event": "submitted", "min_nodes": low,
+        "max_nodes": high, "requested_nodes": req, "total_work": float(work),
         "weight": 1.0, "model": model, "tenant": tenant or None}
     noise = rng.normal(0.0, NOISE, SAMPLES_PER_JOB)
     # samples name the machines their GPUs spanned, packed 4 to a machine as the profiles were
@@ -62,6 +85,8 @@ def _job_rows(job_id: str, submit: datetime, model: str, batch: int, replicas: i
              "submit": _ts(submit),
              "profiles": str(traces.resolve()),
              "throughput": {str(n): round(v, 6) for n, v in curve.items()}}
+    if elastic:  # the range the faithful replay gives the job
+        truth |= {"min_gpus": low, "max_gpus": high}
     return event, samples, truth
 
 
@@ -83,13 +108,18 @@ def _write_feeds(out: Path, events: list[dict], samples: list[dict], truth: dict
 
 
 def import_pollux(workload: Path, traces: Path, out: Path, *, seed: int = 0,
-                  start: datetime = DEFAULT_START, capacity: int = 64) -> dict[str, Path]:
-    """One job per workload row (DESIGN §3.1 adapters)."""
+                  start: datetime = DEFAULT_START, capacity: int = 64,
+                  elastic: ElasticRange | None = None) -> dict[str, Path]:
+    """One job per workload row (DESIGN §3.1 adapters); `elastic`: each job's range as factors
+    of its requested size (default: 1 to its largest measured size)."""
     try:
         with workload.open() as fh:
             rows = list(csv.DictReader(fh))
     except OSError as err:
         raise SourceError(f"{workload}: cannot read ({err.strerror})") from None
+    except (UnicodeDecodeError, csv.Error) as err:
+        raise SourceError(f"{workload}: not a Pollux workload CSV ({err}); give a "
+                          "workload-<k>.csv in UTF-8") from None
     need = {"name", "time", "application", "num_replicas", "batch_size"}
     if not rows or not need <= set(rows[0]):
         raise SourceError(f"{workload}: expected columns {', '.join(sorted(need))}")
@@ -99,13 +129,29 @@ def import_pollux(workload: Path, traces: Path, out: Path, *, seed: int = 0,
         model = row["application"]
         if model not in MODELS:
             raise SourceError(f"{workload}: job {row['name']}: unknown application {model!r}")
-        submit = start + timedelta(seconds=float(row["time"]))
-        ev, sm, tr = _job_rows(row["name"], submit, model, int(row["batch_size"]),
-                               int(row["num_replicas"]), traces, rng)
+        seconds, batch, replicas = _workload_numbers(workload, row)
+        submit = start + timedelta(seconds=seconds)
+        ev, sm, tr = _job_rows(row["name"], submit, model, batch, replicas, traces, rng,
+                               elastic=elastic)
         events.append(ev)
         samples.extend(sm)
         truth[row["name"]] = tr
     return _write_feeds(out, events, samples, truth, capacity, start)
+
+
+def _workload_numbers(workload: Path, row: dict) -> tuple[float, int, int]:
+    """A workload row's submit seconds (finite, ≥ 0, < 10 years), batch size and replicas
+    (whole, ≥ 1); anything else is one line naming the job."""
+    try:
+        seconds, batch, replicas = (float(row["time"]), int(row["batch_size"]),
+                                    int(row["num_replicas"]))
+    except (TypeError, ValueError):
+        seconds, batch, replicas = math.nan, 0, 0
+    if not 0 <= seconds < 10 * 365 * 86400 or batch < 1 or replicas < 1:
+        raise SourceError(f"{workload}: job {row['name']}: time must be seconds ≥ 0, batch_size "
+                          "and num_replicas whole numbers ≥ 1; got "
+                          f"{row['time']!r}, {row['batch_size']!r}, {row['num_replicas']!r}")
+    return seconds, batch, replicas
 
 
 def model_gpu_seconds(traces: Path) -> dict[str, float]:
@@ -128,13 +174,14 @@ def nearest_model(gpu_seconds: float, typical: dict[str, float]) -> str:
 
 
 def import_philly(trace: Path, traces: Path, out: Path, *, start: datetime, hours: float,
-                  jobs: int | None = None, seed: int = 0, capacity: int = 64
-                  ) -> dict[str, Path]:
+                  jobs: int | None = None, seed: int = 0, capacity: int = 64,
+                  elastic: ElasticRange | None = None) -> dict[str, Path]:
     """Jobs submitted in [start, start + hours) of the Philly trace, optionally `jobs` of them
-    sampled at random; times are kept relative to `start`."""
+    sampled at random; times are kept relative to `start`; `elastic` as in import_pollux."""
     end = start + timedelta(hours=hours)
     picked = []
-    with trace.open() as fh:
+    # a byte that is not UTF-8 spoils its row only (such rows are skipped like blank ones)
+    with trace.open(encoding="utf-8", errors="replace") as fh:
         for row in csv.DictReader(fh):
             try:
                 t = datetime.strptime(row["timestamp"], "%Y-%m-%d %H:%M:%S").replace(tzinfo=UTC)
@@ -159,7 +206,7 @@ def import_philly(trace: Path, traces: Path, out: Path, *, start: datetime, hour
         counts[model] += 1
         job_id = f"philly-{i + 1:06d}"
         ev, sm, tr = _job_rows(job_id, t, model, TYPICAL_BATCH[model], max(1, gpus), traces,
-                               rng, tenant=cluster)
+                               rng, tenant=cluster, elastic=elastic)
         events.append(ev)
         samples.extend(sm)
         truth[job_id] = tr | {"philly_gpu_seconds": gpu_time}

@@ -193,5 +193,34 @@ def read_pollux_jobs(truth: Path) -> tuple[list[dict], Path | None]:
         rows.append({"job_id": job_id, "model": j["model"], "batch_size": int(j["batch_size"]),
                      "requested_gpus": int(j["requested_gpus"]),
                      "submit": datetime.fromisoformat(j["submit"].replace("Z", "+00:00"))
-                     .timestamp() - start})
+                     .timestamp() - start,
+                     # the range of `--elastic-range`, when the import set one
+                     "min_gpus": int(j.get("min_gpus", 1)), "max_gpus": j.get("max_gpus")})
     return rows, Path(folders.pop()) if len(folders) == 1 else None
+
+
+def read_checked_pollux_jobs(truth: Path) -> tuple[list[dict], Path]:
+    """read_pollux_jobs for the faithful replay, with every fault a user can make in the file
+    said in one line (SourceError): not an import's truth.json, a time that is not ISO 8601,
+    a batch size or GPU count below 1, a model without measured profiles."""
+    from sources.errors import SourceError
+
+    try:
+        rows, profiles = read_pollux_jobs(truth)
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as err:
+        raise SourceError(f"{truth}: not a truth.json of `etplan import pollux|philly` "
+                          f"({type(err).__name__}: {err}); re-run the import") from None
+    if not rows or profiles is None:
+        raise SourceError(f"{truth}: not from `etplan import pollux|philly`; the faithful "
+                          "replay needs each job's model, batch size and one profiles folder")
+    for r in rows:
+        low, high = r.get("min_gpus", 1), r.get("max_gpus")
+        if r["batch_size"] < 1 or r["requested_gpus"] < 1 or low < 1 \
+                or (high is not None and (not isinstance(high, int) or high < low)):
+            raise SourceError(f"{truth}: job {r['job_id']}: batch_size, requested_gpus and "
+                              "min_gpus must be ≥ 1 and max_gpus ≥ min_gpus; re-run the import")
+        if not (profiles / r["model"] / "placements.csv").is_file():
+            raise SourceError(f"{truth}: job {r['job_id']}: no measured profile for model "
+                              f"{r['model']!r} in {profiles}; pass the Pollux traces folder "
+                              "to `etplan import` again")
+    return rows, profiles

@@ -43,6 +43,19 @@ CREATE OR REPLACE TEMP MACRO etplan_outside(name, d, lo, hi) AS
          THEN 'out of bounds: ' || name || ' ' || CAST(d AS VARCHAR) || ' is not within ['
               || CAST(lo AS VARCHAR) || ', ' || CAST(hi AS VARCHAR) || ']' END;
 
+-- Why time `t` of column `name`, read from the text `raw`, is unusable: missing, not ISO 8601, or
+-- out of bounds; NULL when it is good.
+CREATE OR REPLACE TEMP MACRO etplan_time_reason(name, raw, t) AS
+    CASE WHEN t IS NULL THEN etplan_unreadable(name, raw, 'an ISO 8601 timestamp')
+         ELSE etplan_time_bounds(name, t) END;
+
+-- Why node count `n` of column `name` (`raw` as written, `d` read as a DOUBLE, `n` its whole
+-- value) is not a whole number in [0, 1000000]; NULL when it is.
+CREATE OR REPLACE TEMP MACRO etplan_count_reason(name, raw, d, n) AS
+    coalesce(etplan_too_large(name, d, 1000000),
+             CASE WHEN n IS NULL THEN etplan_unreadable(name, raw, 'a whole number')
+                  WHEN n < 0 THEN name || ' must be at least 0 (got ' || n || ')' END);
+
 -- The stable code of a reject reason (rejected_rows.rule): what kind of rule the row broke.
 CREATE OR REPLACE TEMP MACRO etplan_rule(reason) AS
     CASE
@@ -57,6 +70,7 @@ CREATE OR REPLACE TEMP MACRO etplan_rule(reason) AS
         WHEN reason LIKE 'unknown job%' THEN 'unknown_job'
         WHEN reason LIKE '%nodes must be at least%' THEN 'negative_nodes'
         WHEN reason LIKE 'min_nodes % > max_nodes %' THEN 'min_gt_max'
+        WHEN reason LIKE 'guaranteed_nodes % > max_nodes %' THEN 'guaranteed_gt_max'
         WHEN reason LIKE 'requested_nodes % outside%' OR reason LIKE 'nodes % outside the job%'
             THEN 'nodes_outside_range'
         WHEN reason LIKE 'machines must be%' THEN 'bad_machines'

@@ -13,6 +13,7 @@ from hypothesis import settings
 # set before anything imports Prefect, and inherited by every `etplan` the tests run
 os.environ["PREFECT_HOME"] = tempfile.mkdtemp(prefix="etplan-prefect-home-")
 os.environ["PREFECT_SERVER_ANALYTICS_ENABLED"] = "false"
+os.environ["PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS"] = "120"
 os.environ.pop("PREFECT_API_URL", None)
 
 from warehouse.connection import connect  # noqa: E402
@@ -46,3 +47,12 @@ def run_cli(*args: str, cwd: Path | None = None, env: dict | None = None
 POLLUX = SHARED_DATA / "pollux"
 needs_pollux = pytest.mark.skipif(not (POLLUX / "traces" / "cifar10").is_dir(),
                                   reason="../shared/data/pollux is absent")
+
+
+@pytest.fixture(scope="session")
+def prefect_harness():
+    # conftest.py has set a temporary PREFECT_HOME
+    from prefect.testing.utilities import prefect_test_harness
+
+    with prefect_test_harness(server_startup_timeout=120):
+        yield

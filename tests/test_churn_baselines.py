@@ -17,10 +17,12 @@ from solver.objective import churn_violations, violations
 from solver.policies import plan
 from solver.policies.fifo import fifo
 from solver.policies.greedy import greedy
+from solver.policies.greedy_elastic import greedy_elastic
 from solver.policies.optimus import optimus
 from tests.test_solver import two_running_jobs
 
-BASELINES = {"greedy": greedy, "fifo": fifo, "optimus": optimus}
+BASELINES = {"greedy": greedy, "fifo": fifo, "optimus": optimus,
+             "greedy-elastic": greedy_elastic}
 
 
 def _obeyable(inst: Instance, released: set[str]) -> bool:

@@ -80,10 +80,12 @@ def test_second_writer_is_told_the_warehouse_is_busy(tmp_path):
     """)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout.readline().strip() == "holding"
-        r = run_cli("ingest", str(logs), "--warehouse", str(wh))
+        r = run_cli("ingest", str(logs), "--warehouse", str(wh), env={"ETPLAN_LOCK_WAIT": "1"})
         assert r.returncode == 1
-        assert r.stderr.strip() == (f"error: {wh}: warehouse is busy (another etplan process is "
-                                    "writing it); wait for it to finish and retry")
+        last = r.stderr.strip().splitlines()[-1]   # after the "waiting" line
+        assert last.startswith(f"error: {wh}: warehouse is busy: PID {holder.pid} ("), last
+        assert last.endswith("has it open; waited 1 s; retry when it is done, or set "
+                             "ETPLAN_LOCK_WAIT=SECONDS to wait longer"), last
     finally:
         holder.stdin.close()
         holder.wait(timeout=30)
@@ -132,8 +134,8 @@ def test_backtest_refuses_unknown_policies_as_a_usage_error(tmp_path):
     for args in (["--policies", "mip,nope"], ["--policies", "mip", "--policies", "nope"]):
         r = run_cli("backtest", "--logs", str(tmp_path), "--out", str(tmp_path / "bt"), *args)
         assert r.returncode == 2
-        assert ("unknown policy 'nope'; use mip, greedy, fifo, optimus, tiresias, "
-                "optimus-oracle") in " ".join(r.stderr.split())
+        assert ("unknown policy 'nope'; use mip, greedy, fifo, optimus, greedy-elastic, "
+                "tiresias, optimus-oracle") in " ".join(r.stderr.split())
         assert "Traceback" not in r.stderr
 
 

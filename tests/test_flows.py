@@ -1,9 +1,8 @@
-"""The Prefect flows, the Parquet outputs, the report, and the Dask sweep."""
+"""The Prefect flows, the Parquet outputs, the report, serve and deploy (the Dask sweep is in
+test_sweep.py)."""
 
 from __future__ import annotations
 
-import base64
-import io
 import os
 import re
 import shutil
@@ -18,15 +17,6 @@ import duckdb
 import pytest
 
 from sources.synthetic import write_logs
-
-
-@pytest.fixture(scope="session")
-def prefect_harness():
-    # conftest.py has set a temporary PREFECT_HOME
-    from prefect.testing.utilities import prefect_test_harness
-
-    with prefect_test_harness(server_startup_timeout=120):
-        yield
 
 
 def parquet_rows(glob: str) -> int:
@@ -111,71 +101,58 @@ def test_report_renders_with_every_chart(prefect_harness, tmp_path):
     assert set(kpis[0]) == {"KPI", "mip", "greedy", "fifo"}
     assert "vs greedy" in next(r for r in kpis if r["KPI"] == "mean_jct_s")["mip"]
     assert Artifact.get("etplan-report").data.endswith(f"({(out / 'report.html').as_uri()})")
-    # the run's report: the backtest's KPIs and charts plus the Gantt of a window's plan
-    from datetime import UTC, datetime
+    # the run's report: the backtest's KPIs and charts, the plan of a window, the curves and
+    # the rejected rows of a warehouse (logs with bad rows), per-tenant KPIs
+    from flows.usecases import data, plans, runs
+    from solver.policies import Settings
 
-    from report.html import write_report
-    from solver.generate import random_instance
-    from solver.policies import plan
-
-    rows = plan(random_instance(12, 4, seed=1), "mip").rows(datetime(2026, 12, 2, tzinfo=UTC))
-    report = write_report(out / "run-report.html", summary, out / "kpis", rows)
+    wlogs, wh = tmp_path / "wlogs", str(tmp_path / "w.duckdb")
+    write_logs(wlogs, 40, 9, bad_rows=0.05)
+    data.ingest([str(wlogs)], wh)
+    data.estimate(wh)
+    wp = plans.plan_window_in(wh, out, "r1", settings=Settings(time_limit=2))
+    report = runs.run_report(out, "r1", summary, out / "kpis", wp.brief() | {"rows": wp.rows},
+                             wh)
     html = report.read_text()
-    images = re.findall(r'<img alt="([^"]+)" src="data:image/png;base64,([^"]+)"', html)
-    assert [t for t, _ in images] == ["Queue length and utilisation over time",
-                                      "JCT and queueing CDF per policy",
-                                      "Allocation Gantt of the plan"]
-    import matplotlib.image as mpimg
-
-    for _, b64 in images:
-        pixels = mpimg.imread(io.BytesIO(base64.b64decode(b64)), format="png")
-        assert pixels.shape[0] > 100 and pixels.std() > 0.01  # a real picture, not blank
+    headings = re.findall(r"<h2>([^<]+)</h2>", html)
+    assert headings == ["KPIs"] + (["Per-tenant KPIs"] if summary.get("tenants") else []) + [
+        "The plan of the latest window", "Queue length and utilisation over time",
+        "Nodes in use per policy", "JCT and queueing delay per policy",
+        "Solver time and gap per window", "Throughput curves behind the plan",
+        "Rejected input rows by rule", "Definitions"]
+    assert html.count('<div id="chart-') == 6 and not re.search(r"<script[^>]*\bsrc=", html)
+    assert "0.00×" not in html and re.search(r"makespan.*?<td[^>]*>\d+ h", html, re.S)
+    assert "<code>" in html.split("id='rejected'")[1]
+    gantt = html.split('<div id="chart-plan"')[1].split("</script>")[0]
+    assert all(f'"{r["job_id"]}"' in gantt for r in wp.rows)    # every job, waiting ones too
+    if any(r.get("why") for r in wp.rows):
+        assert "why (slot 0)" in html
     chromium = shutil.which("chromium")
     if chromium is None:
         pytest.skip("chromium is not installed (make test installs it)")
+    flags = [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+             "--no-first-run", "--disable-background-networking",
+             "--disable-component-update", "--disable-sync", "--enable-logging=stderr"]
     shot = tmp_path / "shot.png"
-    r = subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu",
-                        "--disable-quic", "--no-first-run", "--disable-background-networking",
-                        "--disable-component-update", "--disable-sync",
-                        f"--user-data-dir={tmp_path / 'chrome'}", "--window-size=1100,2400",
-                        "--enable-logging=stderr", f"--screenshot={shot}",
-                        report.as_uri()], capture_output=True, text=True,
-                       timeout=120)
+    r = subprocess.run(flags + [f"--user-data-dir={tmp_path / 'chrome'}",
+                                "--window-size=1280,3000", f"--screenshot={shot}",
+                                report.as_uri()], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr[-2000:]
-    assert "Uncaught" not in r.stderr
+    assert "Uncaught" not in r.stderr and "CONSOLE" not in r.stderr, r.stderr[-2000:]
+    import matplotlib.image as mpimg
+
     page = mpimg.imread(str(shot))
     assert page.shape[0] > 1000 and page.std() > 0.05
-    dom = subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu",
-                          "--no-first-run", "--disable-background-networking",
-                          f"--user-data-dir={tmp_path / 'chrome2'}", "--dump-dom",
-                          report.as_uri()], capture_output=True, text=True,
-                         timeout=120).stdout
-    assert dom.count("<img") == 3 and "<table>" in dom
-
-
-def test_sweep_through_dask_equals_sequential(prefect_harness, tmp_path):
-    from prefect_dask import DaskTaskRunner
-
-    from flows.pipeline import sweep_flow
-
-    workloads = []
-    for seed in range(4):
-        d = tmp_path / f"w{seed}"
-        write_logs(d, 25, seed, capacity=16)
-        workloads.append(str(d))
-    args = dict(workloads=workloads, policies=["mip", "greedy", "fifo"], capacities=[16],
-                window=900.0, slots=4, time_limit=30.0)
-    seq = sweep_flow(out=str(tmp_path / "seq"), **args)
-    dask = sweep_flow.with_options(task_runner=DaskTaskRunner(
-        cluster_kwargs={"n_workers": 2, "threads_per_worker": 1, "processes": True}))(
-        out=str(tmp_path / "dask"), **args)
-    assert len(seq) == 4 and all(len(v) == 3 for v in seq.values())
-
-    def outcome(results):  # decision times are wall-clock measurements; the rest is the replay
-        return {k: {p: {m: v for m, v in s.items() if not m.startswith("decision")}
-                    for p, s in pols.items()} for k, pols in results.items()}
-
-    assert outcome(seq) == outcome(dask)
+    dom = subprocess.run(flags + [f"--user-data-dir={tmp_path / 'chrome2'}",
+                                  "--virtual-time-budget=10000", "--dump-dom",
+                                  report.as_uri()], capture_output=True, text=True,
+                         timeout=120)
+    assert "Uncaught" not in dom.stderr and "CONSOLE" not in dom.stderr, dom.stderr[-2000:]
+    # every chart was drawn by plotly: its <div> holds an <svg> with the plot
+    charts = re.split(r'<div id="(chart-[a-z]+)"', dom.stdout)[1:]
+    drawn = {charts[i]: 'class="main-svg"' in charts[i + 1] for i in range(0, len(charts), 2)}
+    assert drawn == dict.fromkeys(["chart-plan", "chart-queue", "chart-allocation", "chart-cdf",
+                                   "chart-solver", "chart-curves"], True)
 
 
 def test_serve_without_a_server_starts_one_plans_on_schedule_and_stops_on_sigterm(tmp_path):

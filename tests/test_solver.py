@@ -364,7 +364,7 @@ def test_job_from_state_offers_the_candidate_sizes_the_curve_covers():
 
 
 def test_policy_registry_names_every_policy_and_the_solver_choices():
-    assert list(POLICIES) == ["mip", "greedy", "fifo", "optimus"]
+    assert list(POLICIES) == ["mip", "greedy", "fifo", "optimus", "greedy-elastic"]
     assert set(SOLVERS) == {"auto", "columns", "gurobi", "highs"}
     inst = random_instance(6, num_slots=3, seed=4)
     for name in POLICIES:

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import duckdb
 
-from warehouse.errors import EtplanError, WarehouseBusy
+from warehouse.errors import EtplanError
+from warehouse.locking import open_waiting, snapshot
 from warehouse.sqlfiles import create_views, migrations, run, run_text
 
 log = logging.getLogger(__name__)
@@ -32,21 +33,11 @@ def connect(path: str | os.PathLike[str] | None = None, *, read_only: bool = Fal
     """A connection to the warehouse in UTC, migrated to the newest schema unless read-only,
     with the macros and views of `sql/` created for it."""
     target = warehouse_path(path)
-    if read_only and not target.exists():
-        raise EtplanError(f"{target}: no warehouse here yet; run `etplan ingest` first "
-                          "or pass --warehouse PATH")
+    if read_only:
+        _check_exists(target)
     _check_is_warehouse(target)
     target.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        con = duckdb.connect(str(target), read_only=read_only)
-    except duckdb.IOException as err:
-        text = str(err)
-        if "lock" in text.lower():
-            raise WarehouseBusy(f"{target}: warehouse is busy (another etplan process is writing "
-                                "it); wait for it to finish and retry") from None
-        raise EtplanError(f"{target}: cannot open warehouse: {text.splitlines()[0]}") from None
-    except duckdb.Error as err:
-        raise EtplanError(f"{target}: cannot open warehouse: {str(err).splitlines()[0]}") from None
+    con = open_waiting(target, read_only)      # waits while another process holds the file
     _check_opened_a_file(con, target)
     con.execute("SET TimeZone = 'UTC'")
     run(con, "macros")      # before the migrations: 006 derives rejected_rows.rule with one
@@ -54,6 +45,13 @@ def connect(path: str | os.PathLike[str] | None = None, *, read_only: bool = Fal
         apply_migrations(con)
     create_views(con)
     return con
+
+
+def _check_exists(target: Path) -> None:
+    """A reader never creates an empty warehouse."""
+    if not target.exists():
+        raise EtplanError(f"{target}: no warehouse here yet; run `etplan ingest` first "
+                          "or pass --warehouse PATH")
 
 
 DUCKDB_MAGIC = b"DUCK"   # bytes 8..12 of every DuckDB database file
@@ -88,6 +86,22 @@ def _check_opened_a_file(con: duckdb.DuckDBPyConnection, target: Path) -> None:
         con.close()
         raise EtplanError(f"{target}: DuckDB did not open it as a database file; "
                           "pass --warehouse a new or an etplan .duckdb path")
+
+
+@contextmanager
+def snapshot_connection(path: str | os.PathLike[str] | None = None
+                        ) -> Iterator[duckdb.DuckDBPyConnection]:
+    """A read-only connection to a private copy of the warehouse (warehouse/locking.py): a
+    long query on it never keeps a writer out. Closed and removed when the block ends."""
+    target = warehouse_path(path)
+    _check_exists(target)
+    _check_is_warehouse(target)
+    with snapshot(target) as copy:
+        con = connect(copy, read_only=True)
+        try:
+            yield con
+        finally:
+            con.close()
 
 
 @contextmanager

@@ -1,4 +1,4 @@
-"""How ingest reads and recognises the three input feeds of DESIGN §3.1: the type each column
+"""How ingest reads and recognises the four input feeds of DESIGN §3.1: the type each column
 is read as and the column that marks a feed. The column names themselves are defined once, in
 `sources.feeds`."""
 
@@ -38,10 +38,12 @@ def _feed(name: str, marker: str) -> Feed:
 
 JOB_EVENTS = _feed(feeds.JOB_EVENTS, marker="event")
 THROUGHPUT_SAMPLES = _feed(feeds.THROUGHPUT_SAMPLES, marker="throughput")
-CAPACITY = _feed(feeds.CAPACITY, marker="effective_from")
-FEEDS: dict[str, Feed] = {f.name: f for f in (JOB_EVENTS, THROUGHPUT_SAMPLES, CAPACITY)}
+CAPACITY = _feed(feeds.CAPACITY, marker="pool")
+TENANT_QUOTAS = _feed(feeds.TENANT_QUOTAS, marker="guaranteed_nodes")
+FEEDS: dict[str, Feed] = {f.name: f for f in (JOB_EVENTS, THROUGHPUT_SAMPLES, CAPACITY,
+                                              TENANT_QUOTAS)}
 # Ingest order within one call: a sample or an event needs its job's submission loaded first.
-FEED_ORDER = (feeds.CAPACITY, feeds.JOB_EVENTS, feeds.THROUGHPUT_SAMPLES)
+FEED_ORDER = (feeds.CAPACITY, feeds.TENANT_QUOTAS, feeds.JOB_EVENTS, feeds.THROUGHPUT_SAMPLES)
 
 # .json is not taken: a folder of logs may hold other JSON (truth.json, instances)
 FORMATS = {".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".parquet": "parquet",

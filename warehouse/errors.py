@@ -6,4 +6,4 @@ class EtplanError(Exception):
 
 
 class WarehouseBusy(EtplanError):
-    """Another process holds the warehouse file open for writing."""
+    """Another process held the warehouse file (DuckDB's lock) longer than the open waits."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tempfile
 import time
 from collections.abc import Iterator
@@ -13,6 +14,8 @@ from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+
+from warehouse.errors import EtplanError
 
 
 def _publish(tmp: str, target: Path) -> None:
@@ -38,6 +41,8 @@ def _atomic(target: Path, *, prefix: str, suffix: str) -> Iterator[str]:
         raise
 
 
+# a partition value is one plain folder-name part (run ids, times, policy names)
+PARTITION_VALUE = re.compile(r"[A-Za-z0-9_+\-][A-Za-z0-9._+\-]{0,99}")
 STALE_SECONDS = 3600   # a temp file this old was left by a writer that was killed
 
 
@@ -57,8 +62,15 @@ def write_partition(root: Path, rows: list[dict], **partition: str) -> Path:
     """Write `rows` as root/k1=v1/k2=v2/part-0.parquet, replacing what was there."""
     folder = root
     for key, value in partition.items():
+        if not PARTITION_VALUE.fullmatch(value):   # "../x" or "a/b" would leave the partition
+            raise EtplanError(f"{key} {value!r}: use 1 to 100 letters, digits, '.', '_', '-' "
+                              "or '+', not starting with '.'")
         folder = folder / f"{key}={value}"
-    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise EtplanError(f"{folder}: cannot create the output folder ({err.strerror}); "
+                          "pass an outputs folder you can write") from None
     for stale in folder.glob(".part-*.tmp"):   # left by a writer that was killed
         stale.unlink(missing_ok=True)
     _sweep_stale(root)

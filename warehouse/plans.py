@@ -11,6 +11,7 @@ from pathlib import Path
 
 import duckdb
 
+from warehouse.errors import EtplanError
 from warehouse.outputs import write_partition
 from warehouse.sqlfiles import run
 
@@ -36,14 +37,34 @@ def attach_output_views(con: duckdb.DuckDBPyConnection, outputs: Path) -> list[s
     view `latest_plan`; return their names."""
     made = []
     for name, parts in OUTPUT_FILES.items():
-        pattern = str(outputs.joinpath(*parts))
-        if glob.glob(pattern):
-            run(con, f"outputs/attach_{name}", {"glob": pattern})
+        files = [f for f in sorted(glob.glob(str(outputs.joinpath(*parts))))
+                 if _has_columns(con, f)]
+        if files:
+            try:
+                run(con, f"outputs/attach_{name}", {"glob": files})
+            except duckdb.Error as err:
+                raise EtplanError(f"{outputs}: cannot read its {name} Parquet files "
+                                  f"({str(err).splitlines()[0]}); move the broken file away "
+                                  "or rerun the command that wrote it") from None
             made.append(name)
     if "plans" in made:
         run(con, "outputs/latest_plan")
         made.append("latest_plan")
     return made
+
+
+def _has_columns(con: duckdb.DuckDBPyConnection, path: str) -> bool:
+    """False for a Parquet file written from no rows (no columns: read_parquet refuses it,
+    and one such file would make every plan unreadable); such files are tiny."""
+    if Path(path).stat().st_size > 4096:
+        return True
+    try:
+        return run(con, "outputs/parquet_columns", {"file": path}).fetchone()[0] > 0
+    except duckdb.Error as err:
+        if "at least one non-root column" in str(err):   # DuckDB cannot even read its schema
+            return False
+        raise EtplanError(f"{path}: not a readable Parquet file ({str(err).splitlines()[0]}); "
+                          "move it away or rerun the command that wrote it") from None
 
 
 def latest_plan_actions(con: duckdb.DuckDBPyConnection) -> list[tuple]:

@@ -61,6 +61,10 @@ def run_sql(con: duckdb.DuckDBPyConnection, query: str) -> tuple[list[str], list
         rel = con.execute(statement)
     except duckdb.Error as err:
         raise EtplanError(f"sql: {_first_line(err)}") from None
+    except RuntimeError as err:   # DuckDB's "Query interrupted" on Ctrl-C: an interrupt
+        if "interrupted" in str(err).lower():
+            raise KeyboardInterrupt from None
+        raise
     if rel.description is None:
         return [], []
     return [d[0] for d in rel.description], rel.fetchall()

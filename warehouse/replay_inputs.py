@@ -16,7 +16,7 @@ from warehouse.sqlfiles import run
 
 def load_logs(paths: list[Path]) -> tuple[dict, list[FileResult]]:
     """Ingest logs into an in-memory warehouse (same validation as `etplan ingest`) and return
-    {"jobs": [...], "samples": [...], "capacity": [...]} as plain rows."""
+    {"jobs": [...], "samples": [...], "capacity": [...], "quotas": [...]} as plain rows."""
     con = connect(":memory:")
     results = ingest_paths(con, paths)
     failed = [r for r in results if r.status == "failed"]
@@ -28,10 +28,14 @@ def load_logs(paths: list[Path]) -> tuple[dict, list[FileResult]]:
         "jobs": [dict(zip(cols, r, strict=True)) for r in cur.fetchall()],
         "samples": run(con, "replay_inputs/samples").fetchall(),
         "capacity": run(con, "replay_inputs/capacity").fetchall(),
+        "quotas": run(con, "replay_inputs/quotas").fetchall(),
     }
     con.close()
     if not data["jobs"]:
-        raise EtplanError(f"{', '.join(map(str, paths))}: no jobs in these logs")
+        rejected = sum(r.rows_rejected for r in results)
+        raise EtplanError(f"{', '.join(map(str, paths))}: no jobs in these logs"
+                          + (f" ({rejected} rows rejected; `etplan ingest` them and query "
+                             "rejected_rows to see why)" if rejected else ""))
     return data, results
 
 

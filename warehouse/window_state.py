@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
 import duckdb
@@ -17,13 +17,23 @@ class WindowState:
     at: datetime
     capacity: int                            # nodes of all pools at `at`
     # live jobs in submit order, keys: job_id, min_nodes, max_nodes, requested_nodes,
-    # current_nodes, remaining_work, total_work, weight, waiting_seconds
+    # current_nodes, remaining_work, total_work, weight, waiting_seconds, tenant,
+    # seconds_since_resize (None when not running)
     jobs: list[dict]
     curves: dict[str, dict[int, float]]      # job_id -> {nodes: samples/s}
+    # tenant -> {"max_nodes": int, "guaranteed_nodes": int}: the quotas in force at `at`
+    quotas: dict[str, dict[str, int]] = field(default_factory=dict)
 
 
 def latest_event_time(con: duckdb.DuckDBPyConnection) -> datetime | None:
     return run(con, "window_state/latest_event").fetchone()[0]
+
+
+def quotas_at(con: duckdb.DuckDBPyConnection, at: datetime) -> dict[str, dict[str, int]]:
+    """The tenant_quotas in force at `at` (DESIGN §4.2): per tenant, its row with the latest
+    effective_from at or before `at`; tenants with none yet have no quota."""
+    return {t: {"max_nodes": m, "guaranteed_nodes": g}
+            for t, m, g in run(con, "window_state/quotas", {"at": at}).fetchall()}
 
 
 def load_window(con: duckdb.DuckDBPyConnection, at: datetime, *, rescale_seconds: float
@@ -42,4 +52,5 @@ def load_window(con: duckdb.DuckDBPyConnection, at: datetime, *, rescale_seconds
     if missing:
         raise EtplanError(f"job {missing[0]}: no throughput curve; run `etplan estimate` first")
     (cap,) = run(con, "window_state/capacity", {"at": at}).fetchone()
-    return WindowState(at=at, capacity=int(cap), jobs=jobs, curves=curves)
+    return WindowState(at=at, capacity=int(cap), jobs=jobs, curves=curves,
+                       quotas=quotas_at(con, at))

@@ -13,13 +13,17 @@ from rich.console import Console
 from rich.table import Table
 
 from flows import defaults
+from solver.instance import DEFAULT_RESCALE_PENALTY
 from solver.policies import POLICIES, SOLVERS
 from warehouse.errors import EtplanError
+from warehouse.outputs import PARTITION_VALUE
 
 # soft wrap: a line longer than the terminal is never broken by rich, so paths and commands
-# stay whole for copy-paste and in pipes (tables still fit the width)
-out = Console(soft_wrap=True)
-err = Console(stderr=True, soft_wrap=True)
+# stay whole for copy-paste and in pipes (tables still fit the width). No markup nor emoji
+# codes: data and paths are printed as they are ("[/x]" in a row or a file name would raise
+# rich's MarkupError, ":x:" would become an emoji)
+out = Console(soft_wrap=True, markup=False, emoji=False)
+err = Console(stderr=True, soft_wrap=True, markup=False, emoji=False)
 
 WarehouseOpt = Annotated[Path | None, typer.Option(
     "--warehouse", envvar="ETPLAN_WAREHOUSE",
@@ -29,11 +33,41 @@ OutputsOpt = Annotated[Path, typer.Option(
 PreemptionOpt = Annotated[bool, typer.Option(
     "--preemption", help="Let the MIP stop running jobs before they finish (drops DESIGN §4's "
                          "no-preemption rule).")]
+
+
+def plain_run_id(value: str | None) -> str | None:
+    """A run id names a folder: no '/', no '..' (it would write outside outputs/…/run_id=)."""
+    if value is not None and not PARTITION_VALUE.fullmatch(value):
+        raise typer.BadParameter(f"{value!r}: use 1 to 100 letters, digits, '.', '_', '-' or "
+                                 "'+', not starting with '.'")
+    return value
+
+
 RunIdOpt = Annotated[str | None, typer.Option(
-    "--run-id", help="Names the outputs' run_id= folder (default: time + random); a rerun "
-                     "with the same id replaces them.")]
+    "--run-id", callback=plain_run_id,
+    help="Names the outputs' run_id= folder (default: time + random); a rerun with the same id "
+         "replaces them.")]
+# the replay's options (backtest, sweep)
+ReplayWindowOpt = Annotated[float, typer.Option("--window", min=1.0,
+                                                help="Seconds between plans.")]
+ReplaySlotsOpt = Annotated[int, typer.Option("--slots", min=1, help="Slots per plan.")]
+ReplayTimeLimitOpt = Annotated[float, typer.Option("--time-limit", min=0.01,
+                                                   help="MIP seconds per window.")]
 AtOpt = Annotated[str | None, typer.Option(help="Window start, ISO 8601 (default: the latest "
                                                 "event in the warehouse).")]
+# the churn rules of DESIGN §4.1; None: not given (the instance's, or solver.instance's default)
+MaxRescalesOpt = Annotated[int | None, typer.Option(
+    "--max-rescales", min=0, metavar="N",
+    help="At most N running jobs change size in a window's first slot (a start is not a "
+         "rescale). Default: no budget.")]
+CooldownOpt = Annotated[float | None, typer.Option(
+    "--cooldown", min=0.0, metavar="SECONDS",
+    help="A running job whose size changed less than SECONDS ago keeps its size in a window's "
+         "first slot. Default: none.")]
+RescalePenaltyOpt = Annotated[float | None, typer.Option(
+    "--rescale-penalty", min=0.0, max=1e6, metavar="K",
+    help=f"κ: node-slots taken off the objective for each slot in which a job changes size "
+         f"(default {DEFAULT_RESCALE_PENALTY:g}).")]
 
 # the choices the solver package offers (named there, light to import)
 Policy = StrEnum("Policy", [(p, p) for p in POLICIES])
@@ -44,6 +78,14 @@ COMPARED = ("completed", "mean_queue_s", "p95_queue_s", "mean_jct_s", "p95_jct_s
             "rescales_per_job", "decision_p50_s",
             "decision_p95_s")
 FRACTIONS = ("util", "gpu_", "speedup", "rescales_", "dec")  # KPIs shown with 3 decimals
+
+
+def churn_given(max_rescales: int | None, cooldown: float | None,
+                penalty: float | None) -> dict[str, int | float]:
+    """The churn options given on the command line, as `Instance` / `ChurnRules` fields."""
+    given = {"max_rescales": max_rescales, "cooldown_seconds": cooldown,
+             "rescale_penalty": penalty}
+    return {k: v for k, v in given.items() if v is not None}
 
 
 def parse_time(text: str | None, option: str) -> datetime | None:

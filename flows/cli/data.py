@@ -31,6 +31,7 @@ class Feed(StrEnum):
     job_events = "job_events"
     throughput_samples = "throughput_samples"
     capacity = "capacity"
+    tenant_quotas = "tenant_quotas"
 
 
 class LogFormat(StrEnum):
@@ -48,18 +49,23 @@ class OutFormat(StrEnum):
 
 
 NUMBER = (int, float, Decimal)
-FEED_SHORT = {"job_events": "events", "throughput_samples": "samples"}  # fit 80 columns
+FEED_SHORT = {"job_events": "events", "throughput_samples": "samples",
+              "tenant_quotas": "quotas"}  # fit 80 columns
 ProfilesOpt = Annotated[Path, typer.Option(
     "--profiles", help="Folder of measured profiles (…/pollux/traces).")]
 StartOpt = Annotated[str, typer.Option(help="Time of the workload's second 0.")]
 PoolOpt = Annotated[int, typer.Option(min=1, help="Pool size (GPUs).")]
+ElasticOpt = Annotated[str | None, typer.Option(
+    "--elastic-range", metavar="LO,HI", help="Each job's range: [⌈LO·req⌉, min(⌊HI·req⌋, "
+    "largest measured size)], 0 < LO ≤ 1 ≤ HI (default: 1 to the largest).")]
 
 
 @app.command()
 def generate(
     out_dir: Annotated[Path, typer.Option("--out", help="Folder to write the logs into.")],
-    jobs: Annotated[int, typer.Option(min=1, help="Number of jobs.")] = defaults.SYNTHETIC_JOBS,
-    seed: Annotated[int, typer.Option(help="Random seed; same seed, same bytes.")
+    jobs: Annotated[int, typer.Option(min=1, max=10_000_000, help="Number of jobs.")
+                ] = defaults.SYNTHETIC_JOBS,
+    seed: Annotated[int, typer.Option(min=0, help="Random seed; same seed, same bytes.")
                     ] = defaults.SYNTHETIC_SEED,
     capacity: Annotated[int, typer.Option(min=1, help="Nodes in the pool.")
                         ] = defaults.POOL_NODES,
@@ -223,31 +229,36 @@ def import_pollux(
     workload: Annotated[Path, typer.Option(help="A Pollux workload-<k>.csv.")],
     profiles: ProfilesOpt,
     out_dir: Annotated[Path, typer.Option("--out", help="Folder for the logs.")],
-    seed: Annotated[int, typer.Option(help="Seed of the measurement noise.")] = 0,
+    seed: Annotated[int, typer.Option(min=0, help="Seed of the measurement noise.")] = 0,
     start: StartOpt = "2026-01-05T00:00:00Z",
     capacity: PoolOpt = defaults.POOL_NODES,
+    elastic_range: ElasticOpt = None,
 ) -> None:
     """A Pollux workload as platform logs, with each job's true curve in truth.json."""
     from flows.usecases.data import import_pollux as run_import
 
     print_written(run_import(workload, profiles, out_dir, seed=seed,
-                             start=parse_time(start, "--start"), capacity=capacity))
+                             start=parse_time(start, "--start"), capacity=capacity,
+                             elastic_range=elastic_range))
 
 
 @import_app.command("philly")
 def import_philly(
     trace: Annotated[Path, typer.Option(help="philly.csv of the Pollux artifact.")],
     start: Annotated[str, typer.Option(help="Slice start, ISO 8601 (the trace is Oct–Dec 2017).")],
-    hours: Annotated[float, typer.Option(min=0.01, help="Slice length in hours.")],
+    hours: Annotated[float, typer.Option(min=0.01, max=24 * 366,
+                                         help="Slice length in hours.")],
     out_dir: Annotated[Path, typer.Option("--out", help="Folder for the logs.")],
     profiles: Annotated[Path | None, typer.Option(
         "--profiles", help="Measured profiles (default: the trace's folder).")] = None,
     jobs: Annotated[int | None, typer.Option(min=1, help="Sample this many jobs.")] = None,
-    seed: Annotated[int, typer.Option(help="Seed of the sampling and the noise.")] = 0,
+    seed: Annotated[int, typer.Option(min=0, help="Seed of the sampling and the noise.")] = 0,
     capacity: PoolOpt = defaults.POOL_NODES,
+    elastic_range: ElasticOpt = None,
 ) -> None:
     """A slice of the Philly trace as platform logs, each job mapped to a measured model."""
     from flows.usecases.data import import_philly as run_import
 
     print_written(run_import(trace, profiles, out_dir, start=parse_time(start, "--start"),
-                             hours=hours, jobs=jobs, seed=seed, capacity=capacity))
+                             hours=hours, jobs=jobs, seed=seed, capacity=capacity,
+                             elastic_range=elastic_range))

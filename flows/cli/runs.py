@@ -11,13 +11,21 @@ import typer
 from flows import defaults
 from flows.cli.common import (
     AtOpt,
+    CooldownOpt,
+    MaxRescalesOpt,
     OutputsOpt,
     PreemptionOpt,
+    ReplaySlotsOpt,
+    ReplayTimeLimitOpt,
+    ReplayWindowOpt,
+    RescalePenaltyOpt,
     RunIdOpt,
     WarehouseOpt,
+    churn_given,
     err,
     out,
     parse_time,
+    plain_run_id,
     print_comparison,
 )
 from replay import FAITHFUL_ONLY
@@ -73,24 +81,28 @@ def backtest(
                                       + ",".join(defaults.POLICIES) + ".")] = None,
     capacity: Annotated[int | None, typer.Option(min=1, help="Pool size; default: the "
                                                              "capacity feed.")] = None,
-    window: Annotated[float, typer.Option(min=1.0, help="Seconds between plans.")
-                      ] = defaults.REPLAY_WINDOW,
-    slots: Annotated[int, typer.Option(min=1, help="Slots per plan.")] = defaults.NUM_SLOTS,
-    time_limit: Annotated[float, typer.Option("--time-limit", min=0.01,
-                                              help="MIP seconds per window.")
-                          ] = defaults.BACKTEST_TIME_LIMIT,
+    window: ReplayWindowOpt = defaults.REPLAY_WINDOW,
+    slots: ReplaySlotsOpt = defaults.NUM_SLOTS,
+    time_limit: ReplayTimeLimitOpt = defaults.BACKTEST_TIME_LIMIT,
     gap: Annotated[float, typer.Option(min=0.0, max=1.0, help="Relative MIP gap per window.")
                    ] = defaults.REPLAY_GAP,
     preemption: PreemptionOpt = False,
     replan_on_events: Annotated[bool, typer.Option(
         "--replan-on-events", help="Also re-plan at arrivals and completions.")] = False,
+    max_rescales: MaxRescalesOpt = None,
+    cooldown: CooldownOpt = None,
+    rescale_penalty: RescalePenaltyOpt = None,
 ) -> None:
-    """Replay policies on the same trace and compare their KPIs (ratios vs greedy)."""
+    """Replay policies on the same trace and compare their KPIs (ratios vs greedy); the churn
+    options hold in every window of our policies."""
     from flows.usecases.runs import backtest_and_report, replay_config
+    from solver.churn_rules import ChurnRules
 
     names = policies
     config = replay_config(window, slots, time_limit, gap, preemption=preemption,
-                           replan_on_events=replan_on_events)
+                           replan_on_events=replan_on_events,
+                           churn=ChurnRules(**churn_given(max_rescales, cooldown,
+                                                          rescale_penalty)))
     with progress_bars(names) as progress:
         doc, report = backtest_and_report(logs, names, out_dir, truth=truth, capacity=capacity,
                                           config=config, on_progress=progress)
@@ -106,9 +118,10 @@ def demo(
     outputs: OutputsOpt = defaults.OUTPUTS,
     jobs: Annotated[int, typer.Option(min=1, help="Jobs in the synthetic trace.")
                     ] = defaults.SYNTHETIC_JOBS,
-    seed: Annotated[int, typer.Option(help="Random seed; same seed, same trace.")
+    seed: Annotated[int, typer.Option(min=0, help="Random seed; same seed, same trace.")
                     ] = defaults.SYNTHETIC_SEED,
-    run_id: Annotated[str | None, typer.Option("--run-id", help="Default demo-seed<S>; a "
+    run_id: Annotated[str | None, typer.Option("--run-id", callback=plain_run_id,
+                                               help="Default demo-seed<S>; a "
                                                                 "rerun replaces its outputs.")
                       ] = None,
     warehouse: WarehouseOpt = None,
@@ -143,6 +156,9 @@ def pipeline(
     paths: Annotated[list[Path], typer.Argument(help="Log files or folders to ingest.")],
     at: AtOpt = None,
     run_id: RunIdOpt = None,
+    max_rescales: MaxRescalesOpt = None,
+    cooldown: CooldownOpt = None,
+    rescale_penalty: RescalePenaltyOpt = None,
     outputs: OutputsOpt = defaults.OUTPUTS,
     warehouse: WarehouseOpt = None,
 ) -> None:
@@ -151,7 +167,8 @@ def pipeline(
 
     result = pipeline_flow([str(p) for p in paths],
                            warehouse=str(warehouse) if warehouse else None,
-                           outputs=str(outputs), at=parse_time(at, "--at"), run_id=run_id)
+                           outputs=str(outputs), at=parse_time(at, "--at"), run_id=run_id,
+                           **churn_given(max_rescales, cooldown, rescale_penalty))
     p = result["plan"]
     out.print(f"planned {p['jobs']} jobs at {p['at']} with {p['solver']} ({p['status']}); "
               f"plan: {p['path']}")
@@ -164,6 +181,9 @@ def serve(
     time_limit: Annotated[float, typer.Option("--time-limit", min=0.01,
                                               help="MIP seconds per plan.")
                           ] = defaults.PLAN_TIME_LIMIT,
+    max_rescales: MaxRescalesOpt = None,
+    cooldown: CooldownOpt = None,
+    rescale_penalty: RescalePenaltyOpt = None,
     outputs: OutputsOpt = defaults.OUTPUTS,
     warehouse: WarehouseOpt = None,
 ) -> None:
@@ -176,7 +196,8 @@ def serve(
 
     # absolute, so a run finds them whatever folder Prefect starts it in
     params = {"paths": [str(p.resolve()) for p in paths], "outputs": str(outputs.resolve()),
-              "warehouse": str(warehouse_path(warehouse).resolve()), "time_limit": time_limit}
+              "warehouse": str(warehouse_path(warehouse).resolve()), "time_limit": time_limit,
+              **churn_given(max_rescales, cooldown, rescale_penalty)}
     home = Path(os.environ.get("PREFECT_HOME", defaults.PREFECT_HOME))
     with prefect_api(home, lambda line: out.print(line, soft_wrap=True, highlight=False)):
         from flows.pipeline import pipeline_flow

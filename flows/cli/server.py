@@ -96,7 +96,12 @@ def prefect_api(home: Path, announce) -> Iterator[str]:
             os.environ["PREFECT_API_URL"] = api
             try:
                 with temporary_settings(updates={PREFECT_API_URL: api}):
-                    yield api
+                    try:
+                        yield api
+                    finally:   # the last run logs reach the server before it stops
+                        from prefect.logging.handlers import APILogWorker
+
+                        APILogWorker.drain_all(timeout=5)
             finally:
                 os.environ.pop("PREFECT_API_URL", None)
     finally:

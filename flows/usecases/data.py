@@ -16,6 +16,7 @@ from flows import defaults
 from flows.usecases.common import opened, out_dir, write_text
 from sources import importers
 from sources.synthetic import write_logs
+from warehouse.connection import snapshot_connection
 from warehouse.errors import EtplanError
 from warehouse.estimate import estimate as run_estimate
 from warehouse.ingest import FileResult, ingest_paths
@@ -45,22 +46,27 @@ def _check_profiles(profiles: Path) -> None:
 
 
 def import_pollux(workload: Path, profiles: Path, out: Path, *, seed: int, start: datetime,
-                  capacity: int) -> dict[str, Path]:
-    """A Pollux workload as platform logs, with each job's true curve in truth.json."""
+                  capacity: int, elastic_range: str | None = None) -> dict[str, Path]:
+    """A Pollux workload as platform logs, with each job's true curve in truth.json;
+    `elastic_range` "LO,HI": each job's range as factors of its request (DESIGN §6)."""
+    elastic = importers.parse_elastic_range(elastic_range) if elastic_range else None
     _check_profiles(profiles)
     return importers.import_pollux(workload, profiles, out, seed=seed, start=start,
-                                   capacity=capacity)
+                                   capacity=capacity, elastic=elastic)
 
 
 def import_philly(trace: Path, profiles: Path | None, out: Path, *, start: datetime,
-                  hours: float, jobs: int | None, seed: int, capacity: int) -> dict[str, Path]:
-    """A slice of the Philly trace as platform logs (profiles default: the trace's folder)."""
+                  hours: float, jobs: int | None, seed: int, capacity: int,
+                  elastic_range: str | None = None) -> dict[str, Path]:
+    """A slice of the Philly trace as platform logs (profiles default: the trace's folder);
+    `elastic_range` as in import_pollux."""
+    elastic = importers.parse_elastic_range(elastic_range) if elastic_range else None
     if not trace.is_file():
         raise EtplanError(f"--trace {trace}: no such file")
     profiles = profiles or trace.parent
     _check_profiles(profiles)
     return importers.import_philly(trace, profiles, out, start=start, hours=hours, jobs=jobs,
-                                   seed=seed, capacity=capacity)
+                                   seed=seed, capacity=capacity, elastic=elastic)
 
 
 def ingest(paths: list[str] | list[Path], warehouse: str | Path | None = None,
@@ -83,7 +89,7 @@ def summary(warehouse: str | Path | None = None) -> list[tuple[str, int]]:
 def query(sql: str, outputs: Path = defaults.OUTPUTS, warehouse: str | Path | None = None
           ) -> tuple[list[str], list[tuple]]:
     """Run SQL read-only; the views plans, latest_plan, kpis and kpi_jobs read the outputs."""
-    with opened(warehouse, read_only=True) as con:
+    with snapshot_connection(warehouse) as con:   # a long query never keeps ingest out
         attach_output_views(con, outputs)
         return run_sql(con, sql)
 

@@ -10,7 +10,7 @@ import logging
 
 import numpy as np
 
-from solver.backends.gurobi import gurobi_available, solve_gurobi
+from solver.backends.gurobi import gurobi_available, restricted_licence, solve_gurobi
 from solver.backends.highs import solve_highs
 from solver.backends.status import BackendResult, LicenceTooSmall
 from solver.model import SparseModel
@@ -21,6 +21,16 @@ BACKENDS = {"gurobi": solve_gurobi, "highs": solve_highs}
 # auto: column generation, then Gurobi when its licence admits the model, else HiGHS;
 # columns: column generation, then HiGHS; a backend's name: the full MIP on it only
 SOLVERS = ("auto", "columns", *BACKENDS)
+
+
+def load(solver: str) -> None:
+    """Import the libraries `solver` may use and, when Gurobi may run, ask once (per process)
+    whether its licence is the restricted one: a decision counts this as build time, not as
+    search time (it takes up to half a second the first time)."""
+    import highspy  # noqa: F401
+
+    if solver == "gurobi" or (solver == "auto" and gurobi_available()):
+        restricted_licence()
 
 
 def solve(m: SparseModel, *, solver: str, time_limit: float, gap: float, threads: int,

@@ -35,7 +35,7 @@ def _env():
 
 
 @cache
-def _restricted_licence() -> bool:
+def restricted_licence() -> bool:
     """True when gurobipy runs on the size-limited licence that ships with the pip package
     (asked once per process with a model one variable too large)."""
     import gurobipy as gp
@@ -56,7 +56,7 @@ def _check_size(m: SparseModel) -> None:
     ranged = int((np.isfinite(m.row_lo) & np.isfinite(m.row_hi) & (m.row_lo != m.row_hi)).sum())
     n_constraints = m.num_rows + ranged       # a ranged row is two constraints in Gurobi
     too_big = m.num_vars > GUROBI_RESTRICTED_LIMIT or n_constraints > GUROBI_RESTRICTED_LIMIT
-    if too_big and _restricted_licence():
+    if too_big and restricted_licence():
         raise LicenceTooSmall(
             f"gurobi restricted licence: {m.num_vars} variables, {n_constraints} constraints "
             f"> {GUROBI_RESTRICTED_LIMIT}")

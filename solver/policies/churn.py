@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 
 from solver.instance import Instance
-from solver.policies.fitting import fit_capacity, shrink
+from solver.policies.fitting import fit_capacity, shrink, tenant_room
 
 
 def has_rules(inst: Instance) -> bool:
@@ -38,17 +38,22 @@ def obeys(inst: Instance, size: list[int]) -> bool:
                                                      for j in changed)
 
 
-def _release_then_shrink(inst: Instance, size: list[int], cap: int, released: set[str]) -> None:
-    """Fit `size` to `cap` in place: released jobs stop (latest first), then running jobs out
-    of their cooldown shrink toward their minimum, largest saving first, up to the budget."""
-    over = sum(size) - cap
-    for j in reversed(range(len(size))):
+def _release_then_shrink(inst: Instance, size: list[int], jobs: list[int], cap: float,
+                         released: set[str]) -> None:
+    """Fit the `jobs` of `size` to `cap` in place: released jobs stop (latest first), then
+    running jobs out of their cooldown shrink toward their minimum: those already resized
+    first, then the others, largest saving first, up to the budget."""
+    over = int(sum(size[j] for j in jobs) - cap)
+    for j in reversed(jobs):
         if over > 0 and size[j] > 0 and inst.jobs[j].job_id in released:
             over -= size[j]
             size[j] = 0
-    free = [j for j, job in enumerate(inst.jobs) if size[j] > 0 and not inst.in_cooldown(job)]
-    free.sort(key=lambda j: size[j] - inst.jobs[j].allowed[0], reverse=True)
-    shrink(inst, size, free[: int(min(_budget(inst), len(free)))], over)
+    done = set(rescaled(inst, size))
+    free = [j for j in jobs if size[j] > 0 and not inst.in_cooldown(inst.jobs[j])]
+    free.sort(key=lambda j: (j not in done, -(size[j] - inst.jobs[j].allowed[0])))
+    room = int(min(max(_budget(inst) - len(done), 0), len(free)))
+    shrink(inst, size, [j for j in free if j in done] + [j for j in free if j not in done][:room],
+           over)
 
 
 def fit_first_slot(inst: Instance, size: list[int], released: set[str]) -> None:
@@ -59,8 +64,13 @@ def fit_first_slot(inst: Instance, size: list[int], released: set[str]) -> None:
     if not has_rules(inst) or obeys(inst, size):
         return
     other = list(before)
-    _release_then_shrink(inst, other, inst.capacity[0], released)
-    if sum(other) <= inst.capacity[0] and obeys(inst, other):
+    for tenant, q in inst.quotas.items():   # each tenant's max_nodes first (DESIGN §4.2)
+        if q.max_nodes is not None:
+            mine = [j for j, job in enumerate(inst.jobs) if job.tenant == tenant]
+            _release_then_shrink(inst, other, mine, q.max_nodes, released)
+    _release_then_shrink(inst, other, list(range(len(other))), inst.capacity[0], released)
+    if sum(other) <= inst.capacity[0] and obeys(inst, other) \
+            and min(tenant_room(inst, other), default=0) >= 0:
         size[:] = other
 
 

@@ -7,6 +7,11 @@ submitted first), and only jobs released by the capacity rule (solver.capacity) 
 A queued job starts only when its smallest size still fits the tightest later slot beside the
 smallest sizes of the jobs already on (no job stops before it is done, DESIGN §4), so a plan
 never holds more nodes than a slot has.
+
+Tenant quotas (DESIGN §4.2): the fit also keeps each tenant within its max_nodes, whatever a
+step adds beyond it is cut back and handed out again to other tenants' jobs, and in slot 0 the
+queued jobs of the guarantees' first pass (solver.quotas) start first, at their minimum size,
+so every tenant gets its effective guarantee.
 """
 
 from __future__ import annotations
@@ -18,7 +23,8 @@ import numpy as np
 from solver.instance import Instance, Job
 from solver.objective import slot_progress
 from solver.policies.churn import fit_first_slot, limit_churn
-from solver.policies.fitting import fit_capacity
+from solver.policies.fitting import cap_tenants, fit_capacity
+from solver.quotas import guaranteed_starts
 
 # one slot's decision: grows `size` (nodes per job, in submit order) in place, given each job's
 # work `left` (samples) and the nodes `free` in the slot
@@ -55,6 +61,28 @@ def work_left(inst: Instance, nodes: np.ndarray, prev: np.ndarray, left: np.ndar
     return left - slot_progress(rate, nodes, prev, left, 1.0, rescale, inst.slot_seconds)
 
 
+def start_guaranteed(inst: Instance, size: list[int]) -> None:
+    """Start the queued jobs of the guarantees' first pass at their minimum size (in place)."""
+    for j in guaranteed_starts(inst):
+        if size[j] == 0:
+            size[j] = inst.jobs[j].allowed[0]
+
+
+def step_within_quotas(inst: Instance, step: Step, before: list[int], size: list[int],
+                       left: np.ndarray, cap: int) -> None:
+    """`step`, then what it added beyond a tenant's max_nodes cut back (latest first) and the
+    freed nodes handed out again by `step` to the jobs of the tenants not yet cut."""
+    step(inst.jobs, size, left, cap - sum(size))
+    held: set[str | None] = set()
+    while True:
+        cut = cap_tenants(inst, before, size)
+        if not cut:
+            return
+        held |= {inst.jobs[j].tenant for j in cut}
+        masked = np.where([job.tenant in held for job in inst.jobs], 0.0, left)
+        step(inst.jobs, size, masked, cap - sum(size))
+
+
 def simulate(inst: Instance, released: set[str], step: Step) -> np.ndarray:
     """nodes[j, t] when every slot the running jobs are fitted to its capacity and then `step`
     hands out the free nodes; in slot 0 both keep the churn rules (solver.policies.churn)."""
@@ -67,10 +95,11 @@ def simulate(inst: Instance, released: set[str], step: Step) -> np.ndarray:
         cap = inst.capacity[t]
         if t == 0:
             fit_first_slot(inst, size, released)
+            start_guaranteed(inst, size)
         else:
             fit_capacity(inst, size, cap, released)
         before = list(size)
-        step(inst.jobs, size, left, cap - sum(size))
+        step_within_quotas(inst, step, before, size, left, cap)
         keep_fitting_starts(inst, before, size, released, t)
         if t == 0:
             limit_churn(inst, before, size)

@@ -5,13 +5,24 @@ proves the gap; otherwise the full MIP on the chosen backend finishes."""
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from solver import backends, columns
 from solver.backends.status import BackendResult, Status
 from solver.columns import ColumnResult
+from solver.deadline import (
+    COLUMNS,
+    COMPLETE,
+    HEURISTIC,
+    MIP,
+    MIP_SECONDS_PER_VAR,
+    POOL_SECONDS_PER_SCHEDULE,
+    Deadline,
+)
 from solver.instance import Instance
 from solver.model import SparseModel, build
 from solver.objective import DONE_TOL, progress_fractions, score, violations
@@ -49,64 +60,120 @@ def hinted_nodes(inst: Instance, hint: Hint) -> np.ndarray:
 
 @dataclass
 class _Start:
-    """The best plan known before the backend runs: its maker, nodes and objective, and the
-    heuristic that was best before column generation."""
+    """The best plan known before the backend runs: its maker, nodes and objective, the
+    heuristic that was best before column generation, and the stages the deadline left out."""
     name: str
     nodes: np.ndarray
     score: float
     first: str
+    skipped: list[str] = field(default_factory=list)
 
     @property
     def feasible(self) -> bool:
         return self.score > -float("inf")
 
 
-def _heuristic_start(inst: Instance, released: set[str], hint: Hint | None) -> _Start:
+def _candidates(inst: Instance, released: set[str], hint: Hint | None
+                ) -> dict[str, Callable[[], np.ndarray]]:
+    """The heuristic plans tried beside greedy's, each made only when the deadline leaves time:
+    the Optimus-style plan, the hinted one, and (under a churn budget) the plan that resizes
+    nobody (DESIGN §4.1)."""
+    out: dict[str, Callable[[], np.ndarray]] = {"optimus": lambda: optimus(inst, released)}
+    if hint:
+        out["previous_plan"] = lambda: hinted_nodes(inst, hint)
+    if inst.max_rescales is not None or inst.cooldown_seconds is not None:
+        out["keep"] = lambda: hold(inst, [0 if job.job_id in released else job.current_nodes
+                                          for job in inst.jobs])
+    return out
+
+
+def _checked(inst: Instance, nodes: np.ndarray, released: set[str]) -> float:
+    """The plan's objective, or −inf when it breaks a rule (capacity fell below what this
+    heuristic kept running)."""
+    return -float("inf") if violations(inst, nodes, preemptible=released) else score(inst, nodes)
+
+
+def _heuristic_start(inst: Instance, released: set[str], hint: Hint | None,
+                     deadline: Deadline) -> _Start:
     """The best of the greedy, Optimus-style and hinted plans (and, under a churn budget, the
     plan that resizes nobody): the warm start and the fallback (each is feasible for the model
-    unless it breaks a rule, when it is skipped, so the MIP is never worse than any of them)."""
-    name, best, best_score = "greedy", None, -float("inf")
-    candidates = {"greedy": greedy(inst, released), "optimus": optimus(inst, released)}
-    if hint:
-        candidates["previous_plan"] = hinted_nodes(inst, hint)
-    if inst.max_rescales is not None or inst.cooldown_seconds is not None:
-        # no rescale at all: the plan that obeys any churn budget (DESIGN §4.1)
-        candidates["keep"] = hold(inst, [0 if job.job_id in released else job.current_nodes
-                                         for job in inst.jobs])
-    for cand, nodes in candidates.items():
-        if violations(inst, nodes, preemptible=released):
-            continue  # capacity fell below what this heuristic kept running
-        value = score(inst, nodes)
-        if value > best_score:
-            name, best, best_score = cand, nodes, value
-    if best is None:
-        best = candidates["greedy"]
-    return _Start(name, best, best_score, name)
+    unless it breaks a rule, when it is skipped, so the MIP is never worse than any of them).
+    Greedy's plan is the first plan, made whatever the limit (build time); each other costs
+    about as much and is made only while that much time is left."""
+    t0 = time.monotonic()
+    with deadline.building():
+        first = greedy(inst, released)
+        start = _Start("greedy", first, _checked(inst, first, released), "greedy")
+    cost = time.monotonic() - t0
+    for cand, make in _candidates(inst, released, hint).items():
+        if deadline.remaining() < cost:
+            start.skipped.append(cand)
+            continue
+        nodes = make()
+        value = _checked(inst, nodes, released)
+        if value > start.score:
+            start.name, start.nodes, start.score = cand, nodes, value
+    start.first = start.name
+    return start
+
+
+def _column_time(model: SparseModel, s: Settings, deadline: Deadline) -> float:
+    """Seconds column generation may take: half the limit when the full MIP could search for
+    at least its set-up time in the other half, else all that is left; 0 when its pool of
+    schedules would not even be ready in that time."""
+    if deadline.expired():
+        return 0.0
+    if model.num_vars * MIP_SECONDS_PER_VAR < s.time_limit / 4:
+        share = deadline.share(0.5)
+    else:
+        share = deadline.remaining()
+    sizes = np.bincount(model.job_of, minlength=model.J)
+    pool = columns.pool_schedules(sizes, model.T) * POOL_SECONDS_PER_SCHEDULE
+    return share if pool < share else 0.0
 
 
 def _columns(inst: Instance, model: SparseModel, s: Settings, start: _Start,
-             released: set[str], warnings: list[str]) -> tuple[ColumnResult | None, Plan | None]:
-    """Column generation from the start (which it may improve, in place); with it the plan when
-    it proves the gap."""
+             released: set[str], deadline: Deadline) -> tuple[ColumnResult | None, bool]:
+    """Column generation from the start (which it may improve, in place); and whether it
+    proved the gap."""
     if not (s.columns and s.solver in ("auto", "columns") and start.feasible):
-        return None, None
+        return None, False
+    limit = _column_time(model, s, deadline)
+    if limit <= 0:
+        start.skipped.append("columns")
+        return None, False
     free = {j for j, job in enumerate(inst.jobs) if s.preemption or job.job_id in released}
-    # half the limit at most, so that the full MIP has time left if the gap is not proven
-    cg = columns.solve(inst, model, start.nodes, free=free, time_limit=s.time_limit / 2,
-                       gap=s.gap, threads=s.threads)
+    cg = columns.solve(inst, model, start.nodes, free=free, time_limit=limit, gap=s.gap,
+                       threads=s.threads)
     if cg is None:
-        return None, None
+        return None, False
     if cg.objective > start.score:
         start.name, start.nodes, start.score = "columns", cg.nodes, cg.objective
     proven = None if cg.bound is None else _gap(cg.bound, start.score)
-    if proven is None or proven > s.gap:
-        return cg, None
-    return cg, make_plan(
-        inst, start.nodes, policy="mip", solver="columns", status=Status.OPTIMAL,
-        solve_seconds=cg.seconds, build_seconds=model.build_seconds,
-        reason=f"column generation proved a gap of {proven:.4%} ({cg.columns} "
-               f"schedules, {cg.rounds} rounds); warm start: {start.first}",
-        best_bound=cg.bound, mip_gap=proven, solver_objective=start.score, warnings=warnings)
+    return cg, proven is not None and proven <= s.gap
+
+
+def _start_plan(inst: Instance, model: SparseModel, start: _Start, cg: ColumnResult | None,
+                proven: bool, warnings: list[str]) -> Plan:
+    """The best plan found before the full MIP: column generation's (optimal when it proved
+    the gap, else time_limit) or a heuristic's (fallback), with the column bound when known."""
+    bound = None if cg is None else cg.bound
+    gap = None if bound is None else _gap(bound, start.score)
+    if start.name == "columns" or proven:
+        status = Status.OPTIMAL if proven else Status.TIME_LIMIT
+        solver = "columns"
+        what = ("column generation improved the plan, no bound yet" if gap is None else
+                f"column generation {'proved' if proven else 'reached'} a gap of {gap:.4%}")
+    else:
+        status, solver = Status.FALLBACK, start.name
+        what = f"the deadline came before a solver found a better plan: {start.name} plan"
+    if cg is not None:
+        what += f" ({cg.columns} schedules, {cg.rounds} rounds)"
+    skipped = f"; left out for time: {', '.join(start.skipped)}" if start.skipped else ""
+    return make_plan(inst, start.nodes, policy="mip", solver=solver, status=status,
+                     reason=f"{what}; warm start: {start.first}{skipped}", best_bound=bound,
+                     mip_gap=gap, solver_objective=start.score if cg else None,
+                     warnings=warnings, build_seconds=model.build_seconds)
 
 
 def _tighten(result: BackendResult, cg: ColumnResult | None, gap: float) -> None:
@@ -126,7 +193,8 @@ def _result_plan(inst: Instance, model: SparseModel, result: BackendResult, reas
     def fallback(why: str) -> Plan:
         return make_plan(inst, start.nodes, policy="mip", solver=start.name,
                          status=Status.FALLBACK, solve_seconds=result.seconds,
-                         build_seconds=model.build_seconds, reason=why, warnings=warnings)
+                         build_seconds=model.build_seconds, reason=why, warnings=warnings,
+                         best_bound=result.best_bound)
 
     if result.status == Status.FAILED or result.x is None:
         return fallback("; ".join(r for r in (reason, result.detail,
@@ -145,20 +213,47 @@ def _result_plan(inst: Instance, model: SparseModel, result: BackendResult, reas
     return p
 
 
-def plan_mip(inst: Instance, s: Settings, released: set[str], warnings: list[str],
-             hint: Hint | None = None) -> Plan:
-    """The MIP policy: warm start, column generation, then the full MIP on a backend."""
-    start = _heuristic_start(inst, released, hint)
-    model = build(inst, released=released, preemption=s.preemption)
-    cg, proven = _columns(inst, model, s, start, released, warnings)
-    if proven is not None:
-        return proven
-    spent = cg.seconds if cg is not None else 0.0
-    time_limit = max(s.time_limit - spent, 0.01) if cg is not None else s.time_limit
+def _full_mip(inst: Instance, model: SparseModel, s: Settings, start: _Start,
+              cg: ColumnResult | None, warnings: list[str], deadline: Deadline) -> Plan | None:
+    """The full MIP on a backend with the time left, less its predicted set-up (it cannot be
+    stopped before its search starts); None when that leaves no time."""
+    setup = model.num_vars * MIP_SECONDS_PER_VAR
+    time_limit = deadline.remaining() - setup
+    if time_limit <= 0:
+        start.skipped.append(f"full MIP (set-up about {setup:.2f} s)")
+        return None
     warm = model.solution_from_nodes(inst, start.nodes) if s.warm_start and start.feasible \
         else None
     result, reason = backends.solve(model, solver=s.solver, time_limit=time_limit, gap=s.gap,
                                     threads=s.threads, warm_start=warm)
-    result.seconds += spent
     _tighten(result, cg, s.gap)
-    return _result_plan(inst, model, result, reason, start, warnings)
+    with deadline.building():   # the plan's assembly
+        p = _result_plan(inst, model, result, reason, start, warnings)
+    p.stopped_by = COMPLETE if result.status == Status.OPTIMAL else MIP
+    return p
+
+
+def _build(inst: Instance, released: set[str], s: Settings) -> SparseModel:
+    """The model, with the solver libraries loaded (build time rather than search time: the
+    first import and Gurobi's licence check take up to half a second)."""
+    backends.load(s.solver)
+    return build(inst, released=released, preemption=s.preemption)
+
+
+def plan_mip(inst: Instance, s: Settings, released: set[str], warnings: list[str],
+             hint: Hint | None = None, deadline: Deadline | None = None) -> Plan:
+    """The MIP policy: warm start, column generation, then the full MIP on a backend, all
+    within one deadline (DESIGN §10); the plan names the stage that ended it (`stopped_by`)."""
+    deadline = deadline or Deadline(s.time_limit)
+    start = _heuristic_start(inst, released, hint, deadline)
+    stage = HEURISTIC
+    model = deadline.build(lambda: _build(inst, released, s))
+    cg, proven = _columns(inst, model, s, start, released, deadline)
+    stage = COLUMNS if cg is not None else stage
+    p = None if proven else _full_mip(inst, model, s, start, cg, warnings, deadline)
+    if p is None:
+        with deadline.building():   # the plan's assembly
+            p = _start_plan(inst, model, start, cg, proven, warnings)
+        p.stopped_by = COMPLETE if proven else stage
+    p.slot_prices = None if cg is None else cg.slot_prices   # the run's capacity duals (§4.3)
+    return p

@@ -16,9 +16,11 @@ from solver.objective import violations
 from solver.policies import plan
 from solver.policies.fifo import fifo
 from solver.policies.greedy import greedy
+from solver.policies.greedy_elastic import greedy_elastic
 from solver.policies.optimus import optimus
 
-BASELINES = {"greedy": greedy, "fifo": fifo, "optimus": optimus}
+BASELINES = {"greedy": greedy, "fifo": fifo, "optimus": optimus,
+             "greedy-elastic": greedy_elastic}
 
 
 def _with_capacity(inst, capacity):

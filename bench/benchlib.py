@@ -1,0 +1,31 @@
+"""What the bench scripts share: where the data and results are, and how each script writes
+only its own section of docs/results.md — between `<!-- begin: NAME -->` and
+`<!-- end: NAME -->` — so that running one never drops another's figures.
+
+Import it first: run as `python bench/x.py`, the bench folder comes first on sys.path, where
+bench/solver.py would hide the `solver` package; importing this module takes the folder off."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parent
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != BENCH]
+
+POLLUX = BENCH.parent.parent / "shared" / "data" / "pollux"
+RESULTS = BENCH / "results"
+RESULTS_DOC = BENCH.parent / "docs" / "results.md"
+
+
+def write_section(name: str, lines: list[str], doc: Path = RESULTS_DOC) -> None:
+    """Replace section `name` of `doc` with `lines` (appended at the end when absent)."""
+    begin, end = f"<!-- begin: {name} -->", f"<!-- end: {name} -->"
+    section = "\n".join([begin, *lines, end])
+    text = doc.read_text() if doc.exists() else ""
+    if begin in text and end in text:
+        head, rest = text.split(begin, 1)
+        text = head + section + rest.split(end, 1)[1]
+    else:
+        text = text.rstrip("\n") + ("\n\n" if text else "") + section + "\n"
+    doc.write_text(text)

@@ -1,0 +1,1 @@
+"""SQL files (package data)."""
