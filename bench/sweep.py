@@ -34,7 +34,7 @@ def _import(tmp: Path, ks: list[int]) -> list[str]:
     paths = []
     for k in ks:
         dest = tmp / f"workload-{k}"
-        _etplan("import", "pollux", "--workload", str(POLLUX / "workloads" / f"workload-{k}.csv"),
+        _etplan("import", "pollux", str(POLLUX / "workloads" / f"workload-{k}.csv"),
                 "--profiles", str(POLLUX / "traces"), "--out", str(dest))
         paths.append(str(dest))
     return paths

@@ -132,7 +132,7 @@ def test_plan_window_then_show_and_query_the_plan(tmp_path):
 
 def test_backtest_refuses_unknown_policies_as_a_usage_error(tmp_path):
     for args in (["--policies", "mip,nope"], ["--policies", "mip", "--policies", "nope"]):
-        r = run_cli("backtest", "--logs", str(tmp_path), "--out", str(tmp_path / "bt"), *args)
+        r = run_cli("backtest", str(tmp_path), "--out", str(tmp_path / "bt"), *args)
         assert r.returncode == 2
         assert ("unknown policy 'nope'; use mip, greedy, fifo, optimus, greedy-elastic, "
                 "tiresias, optimus-oracle") in " ".join(r.stderr.split())
@@ -156,6 +156,19 @@ def test_at_80_columns_and_in_a_pipe_no_path_is_broken(tmp_path):
             run_cli("plan", "show", "--outputs", outputs, env=narrow),
             run_cli("sql", "SELECT * FROM rejected_rows", "--warehouse", wh, env=narrow),
             run_cli("sql", "SELECT * FROM jobs LIMIT 3", "--warehouse", wh, env=narrow)]
+    import duckdb
+
+    job = duckdb.sql(f"SELECT min(job_id) FROM read_parquet('{outputs}/plans/**/*.parquet')"
+                     ).fetchall()[0][0]
+    instance = str(deep / "instance.json")
+    runs[-1:-1] = [
+        run_cli("plan", "explain", job, "--outputs", outputs, "--warehouse", wh, env=narrow),
+        run_cli("plan", "whatif", "--capacity", "+4", "--time-limit", "1", "--outputs",
+                outputs, "--warehouse", wh, env=narrow),
+        run_cli("summary", "--warehouse", wh, env=narrow),
+        run_cli("generate-instance", "--jobs", "12", "--seed", "3", "--out", instance,
+                env=narrow),
+        run_cli("solve", instance, "--out", str(deep / "plan.json"), env=narrow)]
     head = str(tmp_path)[:12]
     for r in runs:
         assert r.returncode == 0, r.args[1:3] + [r.stderr]

@@ -48,7 +48,7 @@ def test_elastic_bounds(req, largest, factors, bounds):
 
 
 def test_a_bad_range_is_one_line_on_the_command_line(tmp_path):
-    r = run_cli("import", "pollux", "--workload", str(tmp_path / "w.csv"), "--profiles",
+    r = run_cli("import", "pollux", str(tmp_path / "w.csv"), "--profiles",
                 str(tmp_path), "--out", str(tmp_path / "o"), "--elastic-range", "2,0.5")
     assert r.returncode == 1
     lines = r.stderr.strip().splitlines()

@@ -30,7 +30,7 @@ def epochs_iterations(model: str, batch: int, epochs: int) -> int:
 
 def test_pollux_workload_6_by_hand(tmp_path):
     out = tmp_path / "w6"
-    r = run_cli("import", "pollux", "--workload", str(POLLUX / "workloads" / "workload-6.csv"),
+    r = run_cli("import", "pollux", str(POLLUX / "workloads" / "workload-6.csv"),
                 "--profiles", str(POLLUX / "traces"), "--out", str(out), "--seed", "1")
     assert r.returncode == 0, r.stderr
     con = connect(tmp_path / "w.duckdb")
@@ -67,7 +67,7 @@ def test_pollux_workload_6_by_hand(tmp_path):
 
 def test_philly_slice_imports_cleanly(tmp_path):
     out = tmp_path / "ph"
-    r = run_cli("import", "philly", "--trace", str(POLLUX / "traces" / "philly.csv"),
+    r = run_cli("import", "philly", str(POLLUX / "traces" / "philly.csv"),
                 "--start", "2017-10-09T00:00:00Z", "--hours", "12", "--jobs", "300",
                 "--seed", "3", "--out", str(out))
     assert r.returncode == 0, r.stderr
@@ -76,7 +76,7 @@ def test_philly_slice_imports_cleanly(tmp_path):
     assert [r.rows_rejected for r in results] == [0, 0, 0]
     assert con.execute("SELECT count(*) FROM jobs").fetchone()[0] == 300
     assert con.execute("SELECT count(DISTINCT model) FROM jobs").fetchone()[0] >= 3
-    r = run_cli("import", "philly", "--trace", str(POLLUX / "traces" / "philly.csv"),
+    r = run_cli("import", "philly", str(POLLUX / "traces" / "philly.csv"),
                 "--start", "2030-01-01T00:00:00Z", "--hours", "1", "--out", str(out))
     assert r.returncode == 1 and "no jobs between" in r.stderr
 
@@ -113,11 +113,11 @@ def test_estimation_accuracy_on_measured_profiles():
 
 def test_backtest_every_policy_completes_a_real_workload(tmp_path):
     logs = tmp_path / "logs"
-    assert run_cli("import", "pollux", "--workload",
+    assert run_cli("import", "pollux",
                    str(POLLUX / "workloads-0.5" / "workload-3.csv"), "--profiles",
                    str(POLLUX / "traces"), "--out", str(logs)).returncode == 0
     out = tmp_path / "bt"
-    r = run_cli("backtest", "--logs", str(logs), "--policies", "mip,optimus,greedy,fifo",
+    r = run_cli("backtest", str(logs), "--policies", "mip,optimus,greedy,fifo",
                 "--capacity", "64", "--window", "600", "--time-limit", "0.5", "--out", str(out))
     assert r.returncode == 0, r.stderr
     assert "mean_jct_s" in r.stdout

@@ -15,7 +15,6 @@ from rich.table import Table
 from flows import defaults
 from solver.instance import DEFAULT_RESCALE_PENALTY
 from solver.policies import POLICIES, SOLVERS
-from warehouse.errors import EtplanError
 from warehouse.outputs import PARTITION_VALUE
 
 # soft wrap: a line longer than the terminal is never broken by rich, so paths and commands
@@ -53,8 +52,22 @@ ReplayWindowOpt = Annotated[float, typer.Option("--window", min=1.0,
 ReplaySlotsOpt = Annotated[int, typer.Option("--slots", min=1, help="Slots per plan.")]
 ReplayTimeLimitOpt = Annotated[float, typer.Option("--time-limit", min=0.01,
                                                    help="MIP seconds per window.")]
-AtOpt = Annotated[str | None, typer.Option(help="Window start, ISO 8601 (default: the latest "
-                                                "event in the warehouse).")]
+def iso_time(text: str | datetime) -> datetime:
+    """The option type of every time option: ISO 8601, an aware datetime (UTC when no zone is
+    given); anything else is a usage error naming the option (exit 2)."""
+    if isinstance(text, datetime):
+        return text
+    try:
+        t = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        raise typer.BadParameter(f"{text!r} is not an ISO 8601 time "
+                                 "(e.g. 2017-10-09T06:00:00Z)") from None
+    return t if t.tzinfo else t.replace(tzinfo=UTC)
+
+
+AtOpt = Annotated[datetime | None, typer.Option(
+    parser=iso_time, metavar="TIME",
+    help="Window start, ISO 8601 (default: the latest event in the warehouse).")]
 # the churn rules of DESIGN §4.1; None: not given (the instance's, or solver.instance's default)
 MaxRescalesOpt = Annotated[int | None, typer.Option(
     "--max-rescales", min=0, metavar="N",
@@ -86,18 +99,6 @@ def churn_given(max_rescales: int | None, cooldown: float | None,
     given = {"max_rescales": max_rescales, "cooldown_seconds": cooldown,
              "rescale_penalty": penalty}
     return {k: v for k, v in given.items() if v is not None}
-
-
-def parse_time(text: str | None, option: str) -> datetime | None:
-    """An ISO 8601 option value as an aware datetime (UTC when no zone is given)."""
-    if text is None:
-        return None
-    try:
-        t = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
-        raise EtplanError(f"{option} {text!r}: not an ISO 8601 time "
-                          "(e.g. 2017-10-09T06:00:00Z)") from None
-    return t if t.tzinfo else t.replace(tzinfo=UTC)
 
 
 def print_written(written: dict[str, Path]) -> None:

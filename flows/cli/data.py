@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+from datetime import datetime
 from decimal import Decimal
 from enum import StrEnum
 from pathlib import Path
@@ -17,8 +18,8 @@ from flows.cli.common import (
     OutputsOpt,
     WarehouseOpt,
     err,
+    iso_time,
     out,
-    parse_time,
     print_counts,
     print_written,
 )
@@ -53,8 +54,10 @@ FEED_SHORT = {"job_events": "events", "throughput_samples": "samples",
               "tenant_quotas": "quotas"}  # fit 80 columns
 ProfilesOpt = Annotated[Path, typer.Option(
     "--profiles", help="Folder of measured profiles (…/pollux/traces).")]
-StartOpt = Annotated[str, typer.Option(help="Time of the workload's second 0.")]
-PoolOpt = Annotated[int, typer.Option(min=1, help="Pool size (GPUs).")]
+StartOpt = Annotated[datetime, typer.Option(parser=iso_time, metavar="TIME",
+                                           help="Time of the workload's second 0, ISO 8601.")]
+PoolOpt = Annotated[int, typer.Option(
+    min=1, help="Pool size in nodes (a node is one GPU in the imported traces).")]
 ElasticOpt = Annotated[str | None, typer.Option(
     "--elastic-range", metavar="LO,HI", help="Each job's range: [⌈LO·req⌉, min(⌊HI·req⌋, "
     "largest measured size)], 0 < LO ≤ 1 ≤ HI (default: 1 to the largest).")]
@@ -226,11 +229,11 @@ app.add_typer(import_app, name="import")
 
 @import_app.command("pollux")
 def import_pollux(
-    workload: Annotated[Path, typer.Option(help="A Pollux workload-<k>.csv.")],
+    workload: Annotated[Path, typer.Argument(help="A Pollux workload-<k>.csv.")],
     profiles: ProfilesOpt,
     out_dir: Annotated[Path, typer.Option("--out", help="Folder for the logs.")],
     seed: Annotated[int, typer.Option(min=0, help="Seed of the measurement noise.")] = 0,
-    start: StartOpt = "2026-01-05T00:00:00Z",
+    start: StartOpt = "2026-01-05T00:00:00Z",   # parsed by iso_time like a given value
     capacity: PoolOpt = defaults.POOL_NODES,
     elastic_range: ElasticOpt = None,
 ) -> None:
@@ -238,14 +241,16 @@ def import_pollux(
     from flows.usecases.data import import_pollux as run_import
 
     print_written(run_import(workload, profiles, out_dir, seed=seed,
-                             start=parse_time(start, "--start"), capacity=capacity,
+                             start=start, capacity=capacity,
                              elastic_range=elastic_range))
 
 
 @import_app.command("philly")
 def import_philly(
-    trace: Annotated[Path, typer.Option(help="philly.csv of the Pollux artifact.")],
-    start: Annotated[str, typer.Option(help="Slice start, ISO 8601 (the trace is Oct–Dec 2017).")],
+    trace: Annotated[Path, typer.Argument(help="philly.csv of the Pollux artifact.")],
+    start: Annotated[datetime, typer.Option(parser=iso_time, metavar="TIME",
+                                            help="Slice start, ISO 8601 (the trace is "
+                                                 "Oct–Dec 2017).")],
     hours: Annotated[float, typer.Option(min=0.01, max=24 * 366,
                                          help="Slice length in hours.")],
     out_dir: Annotated[Path, typer.Option("--out", help="Folder for the logs.")],
@@ -259,6 +264,6 @@ def import_philly(
     """A slice of the Philly trace as platform logs, each job mapped to a measured model."""
     from flows.usecases.data import import_philly as run_import
 
-    print_written(run_import(trace, profiles, out_dir, start=parse_time(start, "--start"),
+    print_written(run_import(trace, profiles, out_dir, start=start,
                              hours=hours, jobs=jobs, seed=seed, capacity=capacity,
                              elastic_range=elastic_range))

@@ -24,7 +24,6 @@ from flows.cli.common import (
     churn_given,
     err,
     out,
-    parse_time,
 )
 
 if TYPE_CHECKING:
@@ -123,7 +122,7 @@ def plan_window(
     from solver.churn_rules import ChurnRules
     from solver.policies import Settings
 
-    wp = plan_window_in(warehouse, outputs, run_id or new_run_id(), at=parse_time(at, "--at"),
+    wp = plan_window_in(warehouse, outputs, run_id or new_run_id(), at=at,
                         policy=policy.value,
                         settings=Settings(time_limit=time_limit, preemption=preemption),
                         churn=ChurnRules(**churn_given(max_rescales, cooldown,

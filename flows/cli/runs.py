@@ -24,7 +24,6 @@ from flows.cli.common import (
     churn_given,
     err,
     out,
-    parse_time,
     plain_run_id,
     print_comparison,
 )
@@ -70,7 +69,7 @@ def progress_bars(names: list[str]):
 
 @app.command()
 def backtest(
-    logs: Annotated[Path, typer.Option(help="Folder of platform logs (e.g. from etplan import).")],
+    logs: Annotated[Path, typer.Argument(help="Folder of platform logs (etplan import).")],
     out_dir: Annotated[Path, typer.Option("--out", help="Folder for KPIs and summary.json.")],
     truth: Annotated[Path | None, typer.Option(help="True curves (default LOGS/truth.json).")
                      ] = None,
@@ -167,7 +166,7 @@ def pipeline(
 
     result = pipeline_flow([str(p) for p in paths],
                            warehouse=str(warehouse) if warehouse else None,
-                           outputs=str(outputs), at=parse_time(at, "--at"), run_id=run_id,
+                           outputs=str(outputs), at=at, run_id=run_id,
                            **churn_given(max_rescales, cooldown, rescale_penalty))
     p = result["plan"]
     out.print(f"planned {p['jobs']} jobs at {p['at']} with {p['solver']} ({p['status']}); "

@@ -62,7 +62,7 @@ def import_philly(trace: Path, profiles: Path | None, out: Path, *, start: datet
     `elastic_range` as in import_pollux."""
     elastic = importers.parse_elastic_range(elastic_range) if elastic_range else None
     if not trace.is_file():
-        raise EtplanError(f"--trace {trace}: no such file")
+        raise EtplanError(f"{trace}: no such file; give the Pollux artifact's philly.csv")
     profiles = profiles or trace.parent
     _check_profiles(profiles)
     return importers.import_philly(trace, profiles, out, start=start, hours=hours, jobs=jobs,

@@ -188,6 +188,6 @@ def test_a_bad_pollux_workload_is_one_line(tmp_path, body, said):
 
 def test_import_philly_hours_are_bounded():
     """Before: --hours inf gave an OverflowError traceback."""
-    r = RUNNER.invoke(cli.app, ["import", "philly", "--trace", "t.csv", "--start",
+    r = RUNNER.invoke(cli.app, ["import", "philly", "t.csv", "--start",
                                 "2017-10-09T00:00:00Z", "--hours", "inf", "--out", "x"])
     assert r.exit_code == 2, r.output

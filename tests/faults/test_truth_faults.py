@@ -47,7 +47,7 @@ def test_backtest_refuses_a_nan_truth_in_one_line(tmp_path, small_logs):
         size = next(iter(doc["jobs"][job]["throughput"]))
         doc["jobs"][job]["throughput"][size] = "@"
         bad.write_text(json.dumps(doc).replace('"@"', value))
-        r = run_cli("backtest", "--logs", str(small_logs), "--out", str(tmp_path / "out"),
+        r = run_cli("backtest", str(small_logs), "--out", str(tmp_path / "out"),
                     "--truth", str(bad), "--policies", "greedy")
         last = r.stderr.strip().splitlines()[-1]
         assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr
