@@ -1,8 +1,9 @@
 """`etplan sweep` on a local Dask cluster: the 8 Pollux workloads × {mip, greedy} (64 GPUs, our
 windowed engine), on 1 worker process and on 2, then a rerun with nothing changed. Wall times
 of the whole command (Prefect server, cluster, replays) go to bench/results/sweep.json.
-Run: `.venv/bin/python bench/sweep.py [--workloads 1,2,…] [--time-limit 0.3]` (about 25 min
-on 2 cores; the workloads are imported into a temporary folder first).
+Run: `.venv/bin/python bench/sweep.py [--workloads 1,2,…] [--policies mip,greedy]
+[--time-limit 0.3]` (the default takes about 35 min on 2 cores; the workloads are imported into
+a temporary folder first).
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--workloads", default="1,2,3,4,5,6,7,8")
     ap.add_argument("--time-limit", type=float, default=0.3)
+    ap.add_argument("--policies", default="mip,greedy")
     args = ap.parse_args()
     if not (POLLUX / "workloads").is_dir():
         sys.exit(f"{POLLUX} is absent: nothing to measure")
@@ -51,9 +53,9 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
         workloads = _import(tmp, ks)
-        sweep = ["sweep", *workloads, "--policies", "mip,greedy", "--capacity", "64",
+        sweep = ["sweep", *workloads, "--policies", args.policies, "--capacity", "64",
                  "--time-limit", str(args.time_limit)]
-        figures = {"workloads": ks, "policies": ["mip", "greedy"],
+        figures = {"workloads": ks, "policies": args.policies.split(","),
                    "time_limit": args.time_limit}
         for workers in (1, 2):
             out = str(tmp / f"out{workers}")
