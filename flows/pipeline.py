@@ -184,8 +184,7 @@ def sweep_flow(workloads: list[str], policies: list[str], capacities: list[int |
     "reused": n}."""
     logger = get_run_logger()
     config = runs.replay_config(window, slots, time_limit, gap)
-    cells = sweep.plan_cells(workloads, policies, capacities)
-    done = {} if force else sweep.reusable(Path(out), cells, config)
+    cells, done = sweep.prior(workloads, policies, capacities, Path(out), config, force)
     todo = [c for c in cells if c.key not in done]
     logger.info("sweep: %d cells, %d finished before, %d to replay", len(cells), len(done),
                 len(todo))

@@ -51,9 +51,12 @@ def sweep(
     from flows.usecases import runs
     from flows.usecases import sweep as cells_of
 
-    config = runs.replay_config(window, slots, time_limit)
-    cells = cells_of.plan_cells([str(w) for w in workloads], policies, list(capacity or [None]))
-    done = {} if force else cells_of.reusable(out_dir, cells, config)
+    # one set of inputs for the check below and for the flow, so both fingerprint alike
+    inputs = dict(workloads=[str(w) for w in workloads], policies=policies,
+                  capacities=list(capacity or [None]))
+    replay = dict(window=window, slots=slots, time_limit=time_limit, gap=defaults.REPLAY_GAP)
+    cells, done = cells_of.prior(**inputs, out=out_dir, config=runs.replay_config(**replay),
+                                 force=force)
     if len(done) == len(cells):   # nothing to replay: no cluster, no Prefect server
         _print_results(done)
         out.print(f"0 cells replayed, {len(done)} reused; results: {out_dir}", highlight=False)
@@ -63,9 +66,7 @@ def sweep(
         from flows.pipeline import dask_runner, sweep_flow
 
         flow = sweep_flow.with_options(task_runner=dask_runner(dask_address, workers))
-        doc = flow(workloads=[str(w) for w in workloads], policies=policies,
-                   capacities=list(capacity or [None]), out=str(out_dir), window=window,
-                   slots=slots, time_limit=time_limit, force=force)
+        doc = flow(**inputs, **replay, out=str(out_dir), force=force)
     _print_results(doc["results"])
     out.print(f"{doc['replayed']} cells replayed, {doc['reused']} reused; results: {out_dir}",
               highlight=False)

@@ -86,6 +86,13 @@ def reusable(out: Path, cells: list[Cell], config: ReplayConfig) -> dict[str, di
     return {c.key: k for c in cells if (k := finished(out, c, config)) is not None}
 
 
+def prior(workloads: list[str], policies: list[str], capacities: list[int | None], out: Path,
+          config: ReplayConfig, force: bool) -> tuple[list[Cell], dict[str, dict]]:
+    """The sweep's cells and the KPIs of those a rerun reuses (none when `force`)."""
+    cells = plan_cells(workloads, policies, capacities)
+    return cells, {} if force else reusable(out, cells, config)
+
+
 def run_cell(cell: Cell, out: Path, config: ReplayConfig) -> dict:
     """Replay one cell into its folder (KPI Parquet, summary.json), then record it as done."""
     dest = cell_dir(out, cell)
