@@ -3,9 +3,13 @@ printing of tables that more than one command shows."""
 
 from __future__ import annotations
 
+import functools
+import inspect
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import Path
+from types import MappingProxyType
 from typing import Annotated
 
 import typer
@@ -52,6 +56,8 @@ ReplayWindowOpt = Annotated[float, typer.Option("--window", min=1.0,
 ReplaySlotsOpt = Annotated[int, typer.Option("--slots", min=1, help="Slots per plan.")]
 ReplayTimeLimitOpt = Annotated[float, typer.Option("--time-limit", min=0.01,
                                                    help="MIP seconds per window.")]
+
+
 def iso_time(text: str | datetime) -> datetime:
     """The option type of every time option: ISO 8601, an aware datetime (UTC when no zone is
     given); anything else is a usage error naming the option (exit 2)."""
@@ -99,6 +105,30 @@ def churn_given(max_rescales: int | None, cooldown: float | None,
     given = {"max_rescales": max_rescales, "cooldown_seconds": cooldown,
              "rescale_penalty": penalty}
     return {k: v for k, v in given.items() if v is not None}
+
+
+ChurnGiven = Mapping[str, int | float]
+NO_CHURN: ChurnGiven = MappingProxyType({})
+
+
+def churn_options(command: Callable[..., None]) -> Callable[..., None]:
+    """Give a command the three churn options (--max-rescales, --cooldown, --rescale-penalty):
+    typer sees them in its signature, the command gets them as one `churn` dict of the ones
+    given (`churn_given`). Declared once here instead of in every command's signature."""
+    sig = inspect.signature(command, eval_str=True)
+    kept = [p for p in sig.parameters.values() if p.name != "churn"]
+    added = [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=None,
+                               annotation=option)
+             for name, option in (("max_rescales", MaxRescalesOpt), ("cooldown", CooldownOpt),
+                                  ("rescale_penalty", RescalePenaltyOpt))]
+
+    @functools.wraps(command)
+    def with_churn(*args, max_rescales: int | None = None, cooldown: float | None = None,
+                   rescale_penalty: float | None = None, **kwargs) -> None:
+        command(*args, churn=churn_given(max_rescales, cooldown, rescale_penalty), **kwargs)
+
+    with_churn.__signature__ = sig.replace(parameters=kept + added)  # type: ignore[attr-defined]
+    return with_churn
 
 
 def print_written(written: dict[str, Path]) -> None:

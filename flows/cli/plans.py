@@ -11,17 +11,16 @@ from rich.table import Table
 
 from flows import defaults
 from flows.cli.common import (
+    NO_CHURN,
     AtOpt,
-    CooldownOpt,
-    MaxRescalesOpt,
+    ChurnGiven,
     OutputsOpt,
     Policy,
     PreemptionOpt,
-    RescalePenaltyOpt,
     RunIdOpt,
     SolverName,
     WarehouseOpt,
-    churn_given,
+    churn_options,
     err,
     out,
 )
@@ -36,6 +35,7 @@ TimeLimitOpt = Annotated[float, typer.Option("--time-limit", min=0.01,
 
 
 @app.command()
+@churn_options
 def solve(
     instance: Annotated[Path, typer.Argument(help="Window instance JSON (DESIGN §3.3).")],
     policy: Annotated[Policy, typer.Option(help="The MIP or a baseline heuristic.")
@@ -49,9 +49,7 @@ def solve(
     gap: Annotated[float, typer.Option(min=0.0, max=1.0, help="Relative MIP gap.")] = 1e-4,
     threads: Annotated[int, typer.Option(min=1, max=256, help="Solver threads.")] = 1,
     preemption: PreemptionOpt = False,
-    max_rescales: MaxRescalesOpt = None,
-    cooldown: CooldownOpt = None,
-    rescale_penalty: RescalePenaltyOpt = None,
+    churn: ChurnGiven = NO_CHURN,
     out_file: Annotated[Path | None, typer.Option("--out", help="Write the plan JSON here "
                                                                 "(default: stdout).")] = None,
 ) -> None:
@@ -63,7 +61,7 @@ def solve(
 
     result = solve_file(instance, policy.value, Settings(
         solver=solver.value, time_limit=time_limit, gap=gap, threads=threads,
-        preemption=preemption), churn_given(max_rescales, cooldown, rescale_penalty))
+        preemption=preemption), churn)
     if out_file:
         write_text(out_file, result.to_json() + "\n")
         bound = "" if result.best_bound is None else f", bound {result.best_bound:.6g}"
@@ -103,6 +101,7 @@ app.add_typer(plan_app, name="plan")
 
 
 @plan_app.command("window")
+@churn_options
 def plan_window(
     at: AtOpt = None,
     run_id: RunIdOpt = None,
@@ -110,9 +109,7 @@ def plan_window(
                       ] = Policy.mip,
     time_limit: TimeLimitOpt = defaults.PLAN_TIME_LIMIT,
     preemption: PreemptionOpt = False,
-    max_rescales: MaxRescalesOpt = None,
-    cooldown: CooldownOpt = None,
-    rescale_penalty: RescalePenaltyOpt = None,
+    churn: ChurnGiven = NO_CHURN,
     outputs: OutputsOpt = defaults.OUTPUTS,
     warehouse: WarehouseOpt = None,
 ) -> None:
@@ -125,8 +122,7 @@ def plan_window(
     wp = plan_window_in(warehouse, outputs, run_id or new_run_id(), at=at,
                         policy=policy.value,
                         settings=Settings(time_limit=time_limit, preemption=preemption),
-                        churn=ChurnRules(**churn_given(max_rescales, cooldown,
-                                                       rescale_penalty)))
+                        churn=ChurnRules(**churn))
     out.print(f"{len(wp.instance.jobs)} jobs planned at {wp.at:%Y-%m-%dT%H:%M:%SZ} by "
               f"{wp.plan.solver} ({wp.plan.status}); plan written to {wp.path}")
     for w in wp.plan.warnings:
@@ -153,6 +149,7 @@ def plan_show(outputs: OutputsOpt = defaults.OUTPUTS) -> None:
 
 
 @plan_app.command("whatif")
+@churn_options
 def plan_whatif(
     capacity: Annotated[str | None, typer.Option(
         metavar="+N|-N", help="Nodes added to (or taken from) every slot's capacity.")] = None,
@@ -166,9 +163,7 @@ def plan_whatif(
     time_limit: Annotated[float, typer.Option("--time-limit", min=0.01,
                                               help="Solver seconds for the re-solve.")
                           ] = defaults.WHATIF_TIME_LIMIT,
-    max_rescales: MaxRescalesOpt = None,
-    cooldown: CooldownOpt = None,
-    rescale_penalty: RescalePenaltyOpt = None,
+    churn: ChurnGiven = NO_CHURN,
     run_id: RunIdOpt = None,
     outputs: OutputsOpt = defaults.OUTPUTS,
     warehouse: WarehouseOpt = None,
@@ -184,7 +179,7 @@ def plan_whatif(
 
     w = what_if(warehouse, outputs, parse_change(capacity, drop, weight, quota),
                 run_id or new_run_id(), settings=Settings(time_limit=time_limit),
-                churn=ChurnRules(**churn_given(max_rescales, cooldown, rescale_penalty)))
+                churn=ChurnRules(**churn))
     _print_whatif(w)
 
 

@@ -10,18 +10,17 @@ import typer
 
 from flows import defaults
 from flows.cli.common import (
+    NO_CHURN,
     AtOpt,
-    CooldownOpt,
-    MaxRescalesOpt,
+    ChurnGiven,
     OutputsOpt,
     PreemptionOpt,
     ReplaySlotsOpt,
     ReplayTimeLimitOpt,
     ReplayWindowOpt,
-    RescalePenaltyOpt,
     RunIdOpt,
     WarehouseOpt,
-    churn_given,
+    churn_options,
     err,
     out,
     plain_run_id,
@@ -68,6 +67,7 @@ def progress_bars(names: list[str]):
 
 
 @app.command()
+@churn_options
 def backtest(
     logs: Annotated[Path, typer.Argument(help="Folder of platform logs (etplan import).")],
     out_dir: Annotated[Path, typer.Option("--out", help="Folder for KPIs and summary.json.")],
@@ -88,9 +88,7 @@ def backtest(
     preemption: PreemptionOpt = False,
     replan_on_events: Annotated[bool, typer.Option(
         "--replan-on-events", help="Also re-plan at arrivals and completions.")] = False,
-    max_rescales: MaxRescalesOpt = None,
-    cooldown: CooldownOpt = None,
-    rescale_penalty: RescalePenaltyOpt = None,
+    churn: ChurnGiven = NO_CHURN,
 ) -> None:
     """Replay policies on the same trace and compare their KPIs (ratios vs greedy); the churn
     options hold in every window of our policies."""
@@ -100,8 +98,7 @@ def backtest(
     names = policies
     config = replay_config(window, slots, time_limit, gap, preemption=preemption,
                            replan_on_events=replan_on_events,
-                           churn=ChurnRules(**churn_given(max_rescales, cooldown,
-                                                          rescale_penalty)))
+                           churn=ChurnRules(**churn))
     with progress_bars(names) as progress:
         doc, report = backtest_and_report(logs, names, out_dir, truth=truth, capacity=capacity,
                                           config=config, on_progress=progress)
@@ -151,13 +148,12 @@ def demo(
 
 
 @app.command()
+@churn_options
 def pipeline(
     paths: Annotated[list[Path], typer.Argument(help="Log files or folders to ingest.")],
     at: AtOpt = None,
     run_id: RunIdOpt = None,
-    max_rescales: MaxRescalesOpt = None,
-    cooldown: CooldownOpt = None,
-    rescale_penalty: RescalePenaltyOpt = None,
+    churn: ChurnGiven = NO_CHURN,
     outputs: OutputsOpt = defaults.OUTPUTS,
     warehouse: WarehouseOpt = None,
 ) -> None:
@@ -167,22 +163,21 @@ def pipeline(
     result = pipeline_flow([str(p) for p in paths],
                            warehouse=str(warehouse) if warehouse else None,
                            outputs=str(outputs), at=at, run_id=run_id,
-                           **churn_given(max_rescales, cooldown, rescale_penalty))
+                           **churn)
     p = result["plan"]
     out.print(f"planned {p['jobs']} jobs at {p['at']} with {p['solver']} ({p['status']}); "
               f"plan: {p['path']}")
 
 
 @app.command()
+@churn_options
 def serve(
     paths: Annotated[list[Path], typer.Argument(help="Log folders the schedule ingests.")],
     cron: Annotated[str, typer.Option(help="Cron schedule, UTC.")] = defaults.SERVE_CRON,
     time_limit: Annotated[float, typer.Option("--time-limit", min=0.01,
                                               help="MIP seconds per plan.")
                           ] = defaults.PLAN_TIME_LIMIT,
-    max_rescales: MaxRescalesOpt = None,
-    cooldown: CooldownOpt = None,
-    rescale_penalty: RescalePenaltyOpt = None,
+    churn: ChurnGiven = NO_CHURN,
     outputs: OutputsOpt = defaults.OUTPUTS,
     warehouse: WarehouseOpt = None,
 ) -> None:
@@ -196,7 +191,7 @@ def serve(
     # absolute, so a run finds them whatever folder Prefect starts it in
     params = {"paths": [str(p.resolve()) for p in paths], "outputs": str(outputs.resolve()),
               "warehouse": str(warehouse_path(warehouse).resolve()), "time_limit": time_limit,
-              **churn_given(max_rescales, cooldown, rescale_penalty)}
+              **churn}
     home = Path(os.environ.get("PREFECT_HOME", defaults.PREFECT_HOME))
     with prefect_api(home, lambda line: out.print(line, soft_wrap=True, highlight=False)):
         from flows.pipeline import pipeline_flow
