@@ -12,33 +12,42 @@ auto) on `random_instance(N, 6, seed=5)` (what `etplan generate-instance --jobs 
 writes) for each size and `--limits`: wall time of the decision, its build and search seconds,
 the stage that ended it, status and proven gap, and whether wall ≤ L + build + 10 %. Figures go
 to bench/results/deadline.json. Run: `nice -n 10 .venv/bin/python bench/solver.py --deadline`.
+
+With `--scale`: the default path (`plan`, solver auto, its default gap, `--time-limit`) at
+100 / 1,000 / 10,000 jobs over several seeds (`--scale-sizes`, `--scale-seeds`), one decision
+per child process: p50 / p95 wall, proven gap, peak memory; with `--base PATH` (a worktree of
+the code before) the same instances decided by it too, interleaved, and each plan's objective
+against the first tree's. Figures go to bench/results/scale.json and the `solver-scale`
+section of docs/benchmarks.md. Run:
+`nice -n 10 .venv/bin/python bench/solver.py --scale [--base /tmp/solver-base]`.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import subprocess
 import sys
 import time
 from pathlib import Path
 
-# run as `python bench/solver.py`, this file's folder comes first on sys.path and its name
-# would hide the `solver` package
-sys.path = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
+import numpy as np
 
-import numpy as np  # noqa: E402
+# first: it takes this file's folder off sys.path, where this file would hide `solver`
+from benchlib import BENCH, RESULTS, write_section
 
-from solver.backends.gurobi import solve_gurobi  # noqa: E402
-from solver.backends.highs import solve_highs  # noqa: E402
-from solver.backends.status import LicenceTooSmall, Status  # noqa: E402
-from solver.generate import random_instance  # noqa: E402
-from solver.model import build  # noqa: E402
-from solver.objective import score  # noqa: E402
-from solver.policies import Settings, plan  # noqa: E402
-from solver.policies.greedy import greedy  # noqa: E402
-from solver.policies.optimus import optimus  # noqa: E402
+from solver.backends.gurobi import solve_gurobi
+from solver.backends.highs import solve_highs
+from solver.backends.status import LicenceTooSmall, Status
+from solver.generate import random_instance
+from solver.model import build
+from solver.objective import score
+from solver.policies import Settings, plan
+from solver.policies.greedy import greedy
+from solver.policies.optimus import optimus
 
-RESULTS = Path(__file__).resolve().parent / "results"
+BENCH_DOC = BENCH.parent / "docs" / "benchmarks.md"
 
 
 def _run_seed(n: int, seed: int, gap: float, time_limit: float, per: dict[str, list]
@@ -126,6 +135,96 @@ def deadline_table(sizes: list[int], limits: list[float]) -> None:
     print(f"written to {RESULTS / 'deadline.json'}")
 
 
+# ---- scale: the default path at 100 / 1,000 / 10,000 jobs, p95 wall, proven gap, peak memory
+
+# one decision of the default path in a fresh process (its peak memory is the decision's):
+# argv = repo, jobs, seed, time limit, gap ("default": the tree's own default)
+_CHILD = """
+import json, resource, sys, time
+sys.path.insert(0, sys.argv[1])
+from solver.generate import random_instance
+from solver.policies import Settings, plan
+n, seed, limit, gap = int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4]), sys.argv[5]
+plan(random_instance(5, 6, seed=1), "mip", Settings(time_limit=1))   # imports, HiGHS loaded
+inst = random_instance(n, 6, seed=seed)
+s = Settings(time_limit=limit) if gap == "default" else Settings(time_limit=limit, gap=float(gap))
+t0 = time.monotonic()
+p = plan(inst, "mip", s)
+wall = time.monotonic() - t0
+print(json.dumps({"wall_s": wall, "build_s": p.build_seconds, "status": str(p.status),
+                  "solver": p.solver, "gap": p.mip_gap, "target_gap": s.gap,
+                  "objective": p.objective,
+                  "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+"""
+
+
+def _decide(repo: Path, n: int, seed: int, limit: float, gap: str) -> dict:
+    """One decision of `repo`'s default path in a child process (nice 10, one thread)."""
+    out = subprocess.run(["nice", "-n", "10", sys.executable, "-c", _CHILD, str(repo), str(n),
+                          str(seed), str(limit), gap], capture_output=True, text=True,
+                         check=True, env={**os.environ, "OMP_NUM_THREADS": "1"})
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def _scale_row(n: int, tree: str, runs: list[dict], ref: list[dict] | None) -> dict:
+    """The summary of one size and tree; `ref`: the same instances' runs of the first tree."""
+    wall = np.array([r["wall_s"] for r in runs])
+    gaps = [r["gap"] for r in runs]
+    row = {"jobs": n, "tree": tree, "runs": len(runs), "target_gap": runs[0]["target_gap"],
+           "wall_p50_s": round(float(np.percentile(wall, 50)), 3),
+           "wall_p95_s": round(float(np.percentile(wall, 95)), 3),
+           "wall_max_s": round(float(wall.max()), 3),
+           "build_p50_s": round(float(np.median([r["build_s"] for r in runs])), 3),
+           "gap_max": None if None in gaps else max(gaps),
+           "proven_within_target": sum(g is not None and g <= r["target_gap"] + 1e-12
+                                       for g, r in zip(gaps, runs, strict=True)),
+           "peak_mb_max": round(max(r["peak_mb"] for r in runs)),
+           "solvers": sorted({r["solver"] for r in runs})}
+    if ref is not None:
+        ratio = np.array([r["objective"] / b["objective"] for r, b in zip(runs, ref,
+                                                                           strict=True)])
+        row["objective_vs_first_min"] = round(float(ratio.min()), 6)
+        row["objective_vs_first_mean"] = round(float(ratio.mean()), 6)
+    return row
+
+
+def _scale_markdown(rows: list[dict]) -> list[str]:
+    lines = ["| jobs | tree (gap) | runs | p50 s | p95 s | max s | build p50 s | max proven gap "
+             "| proven ≤ gap | peak MB | objective / first (min, mean) |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        gap = "none" if r["gap_max"] is None else f"{r['gap_max']:.4%}"
+        obj = (f"{r['objective_vs_first_min']:.6f}, {r['objective_vs_first_mean']:.6f}"
+               if "objective_vs_first_min" in r else "—")
+        lines.append(f"| {r['jobs']:,} | {r['tree']} ({r['target_gap']:g}) | {r['runs']} | "
+                     f"{r['wall_p50_s']} | {r['wall_p95_s']} | {r['wall_max_s']} | "
+                     f"{r['build_p50_s']} | {gap} | {r['proven_within_target']}/{r['runs']} | "
+                     f"{r['peak_mb_max']} | {obj} |")
+    return lines
+
+
+def scale_table(sizes: list[int], seeds: list[int], limit: float,
+                trees: list[tuple[str, Path, str]]) -> None:
+    """For each size, `seeds` instances, each decided by every tree in turn (interleaved, so
+    a change in the machine's load falls on all alike); the rows, to bench/results/scale.json
+    and the `solver-scale` section of docs/benchmarks.md."""
+    rows = []
+    for n, k in zip(sizes, seeds, strict=True):
+        per: dict[str, list[dict]] = {name: [] for name, _, _ in trees}
+        for seed in range(k):
+            for name, repo, gap in trees:
+                per[name].append(_decide(repo, n, seed, limit, gap))
+                print(n, seed, name, json.dumps(per[name][-1]), flush=True)
+        first = per[trees[0][0]]
+        for name, _, _ in trees:
+            rows.append(_scale_row(n, name, per[name], None if name == trees[0][0] else first))
+    RESULTS.mkdir(exist_ok=True)
+    (RESULTS / "scale.json").write_text(json.dumps(rows, indent=1) + "\n")
+    lines = _scale_markdown(rows)
+    print("\n".join(lines))
+    write_section("solver-scale", lines, BENCH_DOC)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", default="10,25,50,100,200,500,1000")
@@ -133,7 +232,22 @@ def main() -> None:
     ap.add_argument("--time-limit", type=float, default=10.0)
     ap.add_argument("--deadline", action="store_true", help="the deadline table instead")
     ap.add_argument("--limits", default="0.05,0.5,2,10")
+    ap.add_argument("--scale", action="store_true", help="the default path's scale table")
+    ap.add_argument("--scale-sizes", default="100,1000,10000")
+    ap.add_argument("--scale-seeds", default="10,10,5")
+    ap.add_argument("--base", type=Path, help="with --scale: a worktree of the code before, "
+                    "run on the same instances at this tree's default gap and at its own")
     args = ap.parse_args()
+    if args.scale:
+        here = BENCH.parent
+        trees = [("now", here, "default")]
+        if args.base:
+            gap = str(Settings().gap)
+            trees = [("before", args.base, gap), ("before, own default", args.base, "default"),
+                     *trees]
+        scale_table([int(x) for x in args.scale_sizes.split(",")],
+                    [int(x) for x in args.scale_seeds.split(",")], args.time_limit, trees)
+        return
     if args.deadline:
         sizes = args.sizes if args.sizes != ap.get_default("sizes") else "100,1000,2000,10000"
         deadline_table([int(x) for x in sizes.split(",")],

@@ -7,7 +7,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from solver.instance import DEFAULT_NUM_SLOTS, DEFAULT_RESCALE_SECONDS, DEFAULT_SLOT_SECONDS
+from solver.instance import (
+    DEFAULT_GAP,
+    DEFAULT_NUM_SLOTS,
+    DEFAULT_RESCALE_SECONDS,
+    DEFAULT_SLOT_SECONDS,
+)
 from warehouse.connection import DEFAULT_WAREHOUSE
 
 WAREHOUSE = DEFAULT_WAREHOUSE              # overridden by --warehouse / $ETPLAN_WAREHOUSE
@@ -24,10 +29,11 @@ RESCALE_SECONDS = DEFAULT_RESCALE_SECONDS
 
 # replays (backtest, sweep, bench): a plan every REPLAY_WINDOW seconds
 REPLAY_WINDOW = 300.0
-REPLAY_GAP = 1e-3
+REPLAY_GAP = DEFAULT_GAP
 POLICIES = ("mip", "greedy", "fifo")       # compared by backtest and demo by default
 
 # solver time limits, one per purpose (seconds per decision)
+PLAN_GAP = DEFAULT_GAP                     # relative MIP gap of `solve`
 PLAN_TIME_LIMIT = 10.0                     # `solve`, `plan window`, the scheduled pipeline
 BACKTEST_TIME_LIMIT = 2.0                  # each window of `backtest` and the sweep
 DEMO_TIME_LIMIT = 0.5                      # each window of the demo's replay

@@ -205,8 +205,11 @@ def dask_runner(address: str | None, workers: int):
 
     if address:
         return DaskTaskRunner(address=address)
+    # the scheduler always serves HTTP (health, metrics) and binds :8787 unless told
+    # otherwise, which clashes with a dashboard already there: a free port, no dashboard
     return DaskTaskRunner(cluster_kwargs={"n_workers": workers, "threads_per_worker": 1,
-                                          "processes": True, "dashboard_address": None})
+                                          "processes": True, "dashboard_address": ":0",
+                                          "scheduler_kwargs": {"dashboard": False}})
 
 
 @flow(name="etplan-demo")

@@ -5,21 +5,25 @@ At each decision every active job becomes a solver `Job` through the one adapter
 remaining epochs at the engine's own per-epoch rate, so remaining and total work are exact; the
 curve is f(n) = remaining seconds on 1 GPU ÷ remaining seconds on n GPUs packed (oracle, like
 Optimus+Oracle); the range is [1, B // smallest per-GPU batch] (or the job's own); waiting is the
-time queued before the first start; a restart costs the engine's 30 s; the time since its size
-last changed comes from the engine's history (`EngineJob.last_resize`), for the churn rules
-`churn`. The plan's first-slot counts go back to the engine, which places them best-fit
-(`replay.cluster`); the rest of the plan is the next decision's warm start.
+time queued before the first start (`aging="starved"`: the time it has waited for its requested
+size, `solver.objective.starved_seconds`, age less attained GPU-seconds ÷ request, so a running
+job held below its request keeps aging; measured in docs/model.md, not the default); a restart
+costs the engine's 30 s; the time since its size last changed comes from the engine's history
+(`EngineJob.last_resize`), for the churn rules `churn`. The plan's first-slot counts go back
+to the engine, which places them best-fit (`replay.cluster`); the rest of the plan is the next
+decision's warm start.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from replay.cluster import RESTART_SECONDS
+from replay.cluster import GPUS_PER_MACHINE, RESTART_SECONDS
 from replay.faithful import EngineJob, EnginePolicy, State
 from replay.pollux_physics import max_useful_gpus, remaining_seconds
 from solver.churn_rules import ChurnRules
 from solver.instance import Instance, candidate_sizes, job_from_state
+from solver.objective import starved_seconds
 from solver.policies import Settings, plan
 
 
@@ -31,6 +35,8 @@ class PlannerPolicy(EnginePolicy):
     settings: Settings = field(default_factory=lambda: Settings(time_limit=0.3))
     placement: str = "best_fit"
     churn: ChurnRules = field(default_factory=ChurnRules)
+    aging: str = "queued"       # "queued" (queue time only) or "starved" (starved_seconds)
+    pack: bool = False          # offer only sizes that pack onto the engine's machines
 
     def __post_init__(self):
         self.hint: dict[str, list[int]] = {}
@@ -46,7 +52,8 @@ class PlannerPolicy(EnginePolicy):
         req = min(max(s.requested_gpus, lo), hi)
         one = remaining_seconds(m, s.batch_size, 1, j.epoch, j.progress)
         curve = {}
-        for n in candidate_sizes(lo, hi, req, current):
+        per = GPUS_PER_MACHINE if self.pack else None
+        for n in candidate_sizes(lo, hi, req, current, per_machine=per):
             left = remaining_seconds(m, s.batch_size, n, j.epoch, j.progress)
             if left and one:
                 curve[n] = one / left
@@ -54,9 +61,15 @@ class PlannerPolicy(EnginePolicy):
                  "current_nodes": current, "remaining_work": one,
                  "total_work": max(remaining_seconds(m, s.batch_size, 1, 0, 0.0), one),
                  "weight": 1.0,
-                 "waiting_seconds": t - s.submit if j.first_start is None else 0.0,
+                 "waiting_seconds": self.waiting(j, req, t),
                  "seconds_since_resize": None if j.last_resize is None else t - j.last_resize}
-        return job_from_state(state, curve, rescale_seconds=RESTART_SECONDS)
+        return job_from_state(state, curve, rescale_seconds=RESTART_SECONDS, per_machine=per)
+
+    def waiting(self, j: EngineJob, requested: int, t: float) -> float:
+        """The job's aging time q_j (see the module docstring)."""
+        if self.aging == "queued":
+            return t - j.spec.submit if j.first_start is None else 0.0
+        return starved_seconds(t - j.spec.submit, j.attained, requested)
 
     def decide(self, state: State) -> dict[str, int]:
         jobs = [self.solver_job(j, len(state.allocations.get(j.name, [])), state.time)

@@ -7,17 +7,20 @@ valued with the model's own objective (rescale penalty included) and admitted by
 (cooldown included) — it is a set-partitioning problem with J "one schedule per job" rows, T
 capacity rows and the budget row (a schedule uses 1 of it when it resizes a running job in
 slot 0; it gets its own dual β), whose LP relaxation is far tighter than the MIP's own (a basic
-solution has at most T jobs split between schedules). The master LP starts from the warm start's
-schedules and grows by pricing:
+solution has at most T jobs split between schedules). The master LP starts from the warm
+start's schedules, stays one HiGHS object (its basis kept between rounds, each round's columns
+added at once) and grows by pricing:
 
-1. a pool of simple schedules per job (off, then at most two sizes, then off; the warm start's
-   schedule too) is priced with the master's duals, best column per job added, until none
-   prices out;
-2. then every schedule the model admits is priced exactly (`_price_exact`: slot by slot, with a
-   bound that prunes partial schedules which cannot beat the pool's best). With capacity duals
-   λ ≥ 0 (and β ≥ 0), `λ·C + β·max_rescales + Σ_j max_schedule (value − λ·nodes − β·rescaled)`
-   is an upper bound on the MIP's optimum (Lagrangian relaxation of the coupling rows); when
-   exact pricing finds no improving column, the master LP's value is that bound.
+1. every round prices every schedule the model admits, for all jobs at once (`_price_exact`:
+   slot by slot over numpy arrays of partial schedules, with a bound that prunes those which
+   cannot beat the job's best master column). With coupling duals λ ≥ 0 (and β ≥ 0),
+   `λ·C + β·max_rescales + Σ_j max_schedule (value − λ·nodes − β·rescaled)` is an upper bound
+   on the MIP's optimum (Lagrangian relaxation of the coupling rows) for any such λ, so every
+   round gives one; when no column prices out, the master LP's value is that bound;
+2. pricing stops there, or when the LP is within gap/100 of the best bound, or at its share of
+   the time. A round where exact pricing gives up (too many partial schedules) prices a pool
+   of simple schedules per job instead (off, then at most two sizes, then off; the warm
+   start's schedule too), made on first use.
 
 The integer master (the LP's integral jobs fixed, the few split jobs chosen by HiGHS; the whole
 master when that is infeasible) gives the plan. Every schedule is feasible for the MIP, so the
@@ -29,14 +32,15 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 
 import numpy as np
+import scipy.sparse as sp
 
+from solver import backends
 from solver.backends.highs import new_highs
-from solver.deadline import MIP_SECONDS_PER_VAR
+from solver.deadline import MIP_SECONDS_PER_VAR, POOL_SECONDS_PER_SCHEDULE
 from solver.instance import Instance
 from solver.model import SparseModel
 from solver.objective import DONE_TOL, coefficients, slot_progress
@@ -47,6 +51,9 @@ MAX_STATES = 3_000_000    # partial schedules alive at once in exact pricing; be
 # columns of the reduced-cost-fixed master MIP; beyond, the fix-and-choose plan stands (HiGHS
 # 1.16 was seen at the root of a 54,697-column master for 50 s past its 5 s time limit)
 MAX_MASTER_MIP = 20_000
+# shares of its time limit after which column generation starts no pricing round, and by which
+# a round (its LP, its exact pricing) must end; the rest is the integer step's
+PRICING_START, PRICING_END = 0.7, 0.85
 
 
 @dataclass
@@ -347,9 +354,10 @@ def _undominated(job: np.ndarray, last: np.ndarray, ever: np.ndarray, left: np.n
     none with no more work left and at least the same `key` (value + c·left) comes first."""
     if key.size == 0:
         return np.ones(0, dtype=bool)
-    order = np.lexsort((-key, left, ever, last, job))
-    j, n, e = job[order], last[order], ever[order]
-    new_group = np.r_[True, (j[1:] != j[:-1]) | (n[1:] != n[:-1]) | (e[1:] != e[:-1])]
+    g = (job * (int(last.max()) + 1) + last) * 2 + ever      # one key per (job, last, ever)
+    order = np.lexsort((-key, left, g))
+    g = g[order]
+    new_group = np.r_[True, g[1:] != g[:-1]]
     group = np.cumsum(new_group) - 1
     k = key[order]
     span = float(k.max() - k.min()) + 1.0
@@ -363,13 +371,18 @@ def _undominated(job: np.ndarray, last: np.ndarray, ever: np.ndarray, left: np.n
 
 
 class _Master:
-    """The restricted master LP (minimise −value) in one HiGHS object that grows by columns."""
+    """The restricted master LP (minimise −value) in one HiGHS object that grows by columns,
+    added a round at a time (`addCols`); HiGHS keeps its basis between rounds, so each LP
+    starts from the last one's optimum. The columns' schedules, coupling-row use, job and
+    value are kept as arrays beside it."""
 
-    def __init__(self, J: int, cap: np.ndarray, threads: int):
+    def __init__(self, J: int, T: int, cap: np.ndarray, threads: int, solver: str = "columns"):
         import highspy
 
         self.hs = highspy
         self.threads = threads
+        self.solver = solver       # the integer steps' backend (solver.backends.solve)
+        self.cap = cap
         self.h = new_highs(threads)
         self.J = J
         inf = highspy.kHighsInf
@@ -377,34 +390,55 @@ class _Master:
         hi = np.concatenate([np.ones(J), cap])
         self.h.addRows(lo.size, lo, hi, 0, np.zeros(0, np.int32), np.zeros(0, np.int32),
                        np.zeros(0))
-        self.N: list[np.ndarray] = []
-        self.U: list[np.ndarray] = []          # use of the coupling rows (capacity, budget)
-        self.job: list[int] = []
-        self.value: list[float] = []
-        self._seen: set[tuple[int, ...]] = set()
+        self.N = np.zeros((0, T), dtype=np.int64)
+        self.U = np.zeros((0, cap.size), dtype=np.int64)   # use of the coupling rows
+        self.job = np.zeros(0, dtype=np.int64)
+        self.value = np.zeros(0)
+        self._seen: set[bytes] = set()
 
-    def add(self, j: int, sched: np.ndarray, use: np.ndarray, value: float) -> bool:
-        """Add job j's schedule `sched` with its use of the coupling rows; False if known."""
-        key = (int(j), *map(int, sched))
-        if key in self._seen:
-            return False
-        self._seen.add(key)
-        rows = np.nonzero(use)[0]
-        index = np.concatenate([[j], self.J + rows]).astype(np.int32)
-        vals = np.concatenate([[1.0], use[rows].astype(float)])
-        self.h.addCol(-float(value), 0.0, 1.0, index.size, index, vals)
-        self.N.append(np.asarray(sched, dtype=np.int64))
-        self.U.append(np.asarray(use, dtype=np.int64))
-        self.job.append(int(j))
-        self.value.append(float(value))
-        return True
+    def add(self, job: np.ndarray, N: np.ndarray, U: np.ndarray, value: np.ndarray) -> int:
+        """Add the schedules N[i] of job[i] (use U[i] of the coupling rows, worth value[i])
+        not already in the master; how many were new."""
+        keys = np.column_stack([job, N]).astype(np.int64)
+        new = np.zeros(job.size, dtype=bool)
+        for i, key in enumerate(keys):
+            raw = key.tobytes()
+            if raw not in self._seen:
+                self._seen.add(raw)
+                new[i] = True
+        job, N, U, value = job[new], N[new], U[new], value[new]
+        if job.size:
+            rows = np.column_stack([job, self.J + np.arange(U.shape[1])[None, :]
+                                    + np.zeros_like(job)[:, None]])
+            vals = np.column_stack([np.ones(job.size), U.astype(float)])
+            nz = vals != 0
+            starts = np.r_[0, np.cumsum(nz.sum(axis=1))[:-1]].astype(np.int32)
+            self.h.addCols(job.size, -value, np.zeros(job.size), np.ones(job.size),
+                           int(nz.sum()), starts, rows[nz].astype(np.int32), vals[nz])
+            self.N = np.concatenate([self.N, N])
+            self.U = np.concatenate([self.U, U])
+            self.job = np.concatenate([self.job, job])
+            self.value = np.concatenate([self.value, value])
+        return int(job.size)
 
-    def solve_lp(self) -> tuple[float, np.ndarray, np.ndarray]:
-        """(LP value, coupling duals λ ≥ 0 (capacity per slot, then the budget's), per-job
-        duals)."""
+    def best_reduced(self, lam: np.ndarray) -> np.ndarray:
+        """Per job, the best reduced value `value − λ·use` among its columns (one that some
+        schedule reaches: exact pricing prunes against it)."""
+        out = np.full(self.J, -np.inf)
+        np.maximum.at(out, self.job, self.value - self.U @ lam)
+        return out
+
+    def solve_lp(self, time_limit: float) -> tuple[float, np.ndarray, np.ndarray] | None:
+        """(LP value, coupling duals λ ≥ 0 (capacity per slot, then the budget's and the
+        quotas'), per-job duals); None when HiGHS does not prove it optimal in `time_limit`.
+        HiGHS 1.x measures its time limit over all runs of one object (ERGO-Code/HiGHS#1477),
+        so the limit set is its run time so far plus `time_limit`."""
+        limit = self.h.getRunTime() + max(float(time_limit), 1e-3)
+        self.h.setOptionValue("time_limit", limit)
         self.h.run()
-        sol = self.h.getSolution()
-        dual = -np.array(sol.row_dual)
+        if self.h.getModelStatus() != self.hs.HighsModelStatus.kOptimal:
+            return None
+        dual = -np.array(self.h.getSolution().row_dual)
         return -float(self.h.getInfo().objective_function_value), \
             np.maximum(dual[self.J:], 0.0), dual[: self.J]
 
@@ -412,13 +446,15 @@ class _Master:
         """A quick integer choice: jobs integral in the LP keep their column and a MIP chooses
         among the split jobs' columns; None when that is infeasible."""
         x = np.array(self.h.getSolution().col_value)
-        job = np.array(self.job)
+        if x.size != self.job.size:
+            return None
         integral = x > 1 - 1e-7
         settled = np.zeros(self.J, dtype=bool)
-        settled[job[integral]] = True
+        settled[self.job[integral]] = True
         lo = np.where(integral, 1.0, 0.0)
-        hi = np.where(integral | ~settled[job], 1.0, 0.0)
-        return self._mip(lo, hi, time_limit, gap)
+        hi = np.where(integral | ~settled[self.job], 1.0, 0.0)
+        left = time_limit - int((hi > 0).sum()) * MIP_SECONDS_PER_VAR   # less its set-up
+        return self._mip(lo, hi, left, gap) if left > 0 else None
 
     def choose(self, keep: np.ndarray, start: np.ndarray | None, time_limit: float,
                gap: float) -> np.ndarray | None:
@@ -427,27 +463,35 @@ class _Master:
 
     def _mip(self, lo: np.ndarray, hi: np.ndarray, time_limit: float, gap: float,
              start: np.ndarray | None = None) -> np.ndarray | None:
-        h = new_highs(self.threads)
-        h.setOptionValue("time_limit", float(time_limit))
-        h.setOptionValue("mip_rel_gap", float(gap))
-        lp = self.h.getLp()
-        lp.col_lower_ = lo
-        lp.col_upper_ = hi
-        lp.integrality_ = [self.hs.HighsVarType.kInteger] * len(self.job)
-        h.passModel(lp)
-        if start is not None:
-            h.setSolution(start.size, np.arange(start.size, dtype=np.int32),
-                          start.astype(float))
-        h.run()
-        if h.getInfo().primal_solution_status != 2:
+        """The master MIP over the columns with `lo ≤ x ≤ hi` (those with hi = 0 left out) on
+        the backend `self.solver` asks for (auto: Gurobi when its licence admits it, several
+        times faster on these set-partitioning MIPs; else HiGHS); the chosen columns."""
+        cols = np.nonzero(hi > 0)[0]
+        rows = self.cap.size
+        A = sp.vstack([sp.csr_matrix((np.ones(cols.size), (self.job[cols], np.arange(cols.size))),
+                                     shape=(self.J, cols.size)),
+                       sp.csr_matrix(self.U[cols].T.astype(float))]).tocsr()
+        m = SparseModel(c=self.value[cols], A=A,
+                        row_lo=np.r_[np.ones(self.J), np.full(rows, -np.inf)],
+                        row_hi=np.r_[np.ones(self.J), self.cap], col_lo=lo[cols],
+                        col_hi=hi[cols], integer=np.ones(cols.size, dtype=bool),
+                        job_of=np.zeros(0, dtype=np.int64), nodes_of=np.zeros(0, dtype=np.int64),
+                        J=self.J, T=0)
+        warm = None if start is None else start[cols].astype(float)
+        result, _ = backends.solve(m, solver=self.solver, time_limit=time_limit, gap=gap,
+                                   threads=self.threads, warm_start=warm)
+        if result.x is None:
             return None
-        return np.array(h.getSolution().col_value) > 0.5
+        chosen = np.zeros(self.job.size, dtype=bool)
+        chosen[cols] = result.x > 0.5
+        return chosen
 
 
 @dataclass
 class _Pool:
     """The simple schedules of every job (see `_pool`) with their use of the coupling rows,
-    and each job's block [starts, ends)."""
+    and each job's block [starts, ends). Made only when needed (exact pricing gave up, or the
+    integer step looks beyond the master's columns) and when it fits the time left."""
     N: np.ndarray
     U: np.ndarray
     job: np.ndarray
@@ -461,9 +505,36 @@ class _Pool:
         starts = np.searchsorted(job, np.arange(d.J))
         return cls(N, d.usage(N, job), job, value, starts, np.r_[starts[1:], len(job)])
 
-    def add_to(self, master: _Master, k: int) -> bool:
-        """Add pool schedule k to the master."""
-        return master.add(int(self.job[k]), self.N[k], self.U[k], self.value[k])
+    def add_to(self, master: _Master, k: np.ndarray) -> int:
+        """Add the pool schedules k to the master."""
+        return master.add(self.job[k], self.N[k], self.U[k], self.value[k])
+
+
+@dataclass
+class _Setup:
+    """What column generation works from: the valuation arrays, the coupling rows' right-hand
+    sides, the start's schedules and values, the master, the time, and the pool once made."""
+    d: _Jobs
+    cap: np.ndarray
+    start: np.ndarray
+    start_value: np.ndarray
+    master: _Master
+    t0: float
+    time_limit: float
+    pool_: _Pool | None = None
+
+    def remaining(self) -> float:
+        return max(self.time_limit - (time.perf_counter() - self.t0), 0.0)
+
+    def pool(self) -> _Pool | None:
+        """The pool of simple schedules, made on first use when its valuation fits half the
+        time left; None when it does not."""
+        if self.pool_ is None:
+            sizes = np.bincount(self.d.pair_job, minlength=self.d.J)
+            if pool_schedules(sizes, self.d.T) * POOL_SECONDS_PER_SCHEDULE > self.remaining() / 2:
+                return None
+            self.pool_ = _Pool.of(self.d, self.start, self.start_value)
+        return self.pool_
 
 
 @dataclass
@@ -478,159 +549,164 @@ class _Generation:
 
 
 def _add_from_pool(master: _Master, pool: _Pool, lam: np.ndarray, mu: np.ndarray, tol: float
-                   ) -> tuple[np.ndarray, int]:
-    """Add each job's best-pricing pool schedule that prices out; (best reduced value per job,
-    columns added)."""
+                   ) -> int:
+    """Add each job's best-pricing pool schedule that prices out; how many were added."""
     reduced = pool.value - pool.U @ lam
     best = np.maximum.reduceat(reduced, pool.starts)
-    added = 0
-    for j in np.nonzero(best - mu > tol)[0]:
-        k = pool.starts[j] + int(np.argmax(reduced[pool.starts[j]: pool.ends[j]]))
-        added += pool.add_to(master, k)
-    return best, added
+    jobs = np.nonzero(best - mu > tol)[0]
+    order = np.lexsort((-reduced, pool.job))       # per job, its best schedule first
+    first = order[pool.starts[jobs]]
+    return pool.add_to(master, first)
 
 
 def _add_exact(master: _Master, d: _Jobs, exact: tuple[np.ndarray, np.ndarray],
-               best: np.ndarray, lam: np.ndarray, mu: np.ndarray, cap: np.ndarray, tol: float
+               lower: np.ndarray, lam: np.ndarray, mu: np.ndarray, cap: np.ndarray, tol: float
                ) -> tuple[float, int]:
     """Add the exactly priced schedules that price out; (the Lagrangian bound λ·C + Σ_j best,
-    with C the capacities and the budget, columns added)."""
+    with C the capacities and the budget, columns added). `lower`: per job, a reduced value
+    some column reaches (what pricing pruned against)."""
     exact_best, exact_sched = exact
-    exact_best = np.maximum(exact_best, best)
-    added = 0
-    for j in np.nonzero(exact_best - mu > tol)[0]:
-        one, who = exact_sched[j: j + 1], np.array([j])
-        v, ok = d.value(one, who)
-        if ok[0]:
-            added += master.add(j, exact_sched[j], d.usage(one, who)[0], v[0])
+    exact_best = np.maximum(exact_best, lower)
+    who = np.nonzero(exact_best - mu > tol)[0]
+    value, ok = d.value(exact_sched[who], who)
+    who = who[ok]
+    added = master.add(who, exact_sched[who], d.usage(exact_sched[who], who), value[ok])
     return float(lam @ cap + exact_best.sum()), added
 
 
-def _generate(master: _Master, d: _Jobs, pool: _Pool, cap: np.ndarray, t0: float,
-              time_limit: float, max_rounds: int) -> _Generation:
-    """Price the pool until nothing prices out, then price exactly (a bound each time) until
-    no column improves, the time is half spent or the search grows too large."""
+def _price_round(s: _Setup, lam: np.ndarray, mu: np.ndarray, tol: float
+                 ) -> tuple[float | None, int]:
+    """One pricing round at duals (λ, μ): exact pricing of every job at once (a Lagrangian
+    bound, valid for any λ ≥ 0) and its improving schedules; the pool's when exact pricing
+    gives up. (bound or None, columns added)."""
+    d, master = s.d, s.master
+    lower = master.best_reduced(lam)
+    exact = _price_exact(d, lam, lower, deadline=s.t0 + s.time_limit * PRICING_END)
+    if exact is not None:
+        return _add_exact(master, d, exact, lower, lam, mu, s.cap, tol)
+    pool = s.pool()
+    return None, 0 if pool is None else _add_from_pool(master, pool, lam, mu, tol)
+
+
+def _generate(s: _Setup, gap: float, max_rounds: int) -> _Generation:
+    """Price until no column improves, the master LP is within `gap` / 100 of the best bound,
+    the time is up (PRICING_START) or the search grows too large."""
     bound: float | None = None
     rounds = 0
+    lp_value, lam, mu = 0.0, np.zeros(s.cap.size), np.zeros(s.d.J)
     while rounds < max_rounds:
+        lp = s.master.solve_lp(s.remaining() - (1 - PRICING_END) * s.time_limit)
+        if lp is None:
+            break    # the last LP's duals and bound stand
         rounds += 1
-        lp_value, lam, mu = master.solve_lp()
-        if time.perf_counter() - t0 > time_limit / 2:
-            break   # pricing had its half; the integer step gets the rest (the LP is current)
+        lp_value, lam, mu = lp
+        if time.perf_counter() - s.t0 > s.time_limit * PRICING_START:
+            break   # no new round; the integer step gets the rest (the LP is current)
         tol = 1e-9 * max(1.0, abs(lp_value))
-        best, added = _add_from_pool(master, pool, lam, mu, tol)
-        if added:
-            continue
-        exact = _price_exact(d, lam, best, deadline=t0 + time_limit * 0.75)
-        if exact is None:
-            break
-        candidate, added = _add_exact(master, d, exact, best, lam, mu, cap, tol)
-        bound = candidate if bound is None else min(bound, candidate)
-        if not added:
+        candidate, added = _price_round(s, lam, mu, tol)
+        if candidate is not None:
+            bound = candidate if bound is None else min(bound, candidate)
+        if not added or (bound is not None and bound - lp_value <= gap / 100 * abs(bound)):
             break
     return _Generation(bound, rounds, lp_value, lam, mu)
 
 
-def _fixed_master(master: _Master, pool: _Pool, gen: _Generation, objective: float,
-                  chosen: np.ndarray | None, gap: float, remaining: Callable[[], float]
-                  ) -> np.ndarray | None:
+def _fixed_master(s: _Setup, gen: _Generation, objective: float, chosen: np.ndarray | None,
+                  gap: float) -> np.ndarray | None:
     """The master MIP after reduced-cost fixing: an integer solution worth at least `target`
     uses no column whose reduced value is below −(LP value − target), so it needs only the
-    columns (generated or in the pool) that pass that test."""
-    lam, mu, bound = gen.lam, gen.mu, gen.bound
-    target = max(objective, bound * (1 - gap)) if bound is not None else objective
+    columns (generated, or in the pool when it is made) that pass that test."""
+    master, lam, mu, bound = s.master, gen.lam, gen.mu, gen.bound
+    target = max(objective, bound * (1 - gap / 2)) if bound is not None else objective
     margin = gen.lp_value - target if np.isfinite(target) else np.inf
     margin += 1e-9 * max(1.0, abs(gen.lp_value))
-    reduced = pool.value - pool.U @ lam - mu[pool.job]
-    for k in np.nonzero(reduced >= -margin)[0]:
-        if remaining() <= 0:
-            return None   # out of time (a deadline, solver/deadline.py)
-        pool.add_to(master, k)
-    m_job = np.array(master.job)
-    m_red = np.array(master.value) - np.array(master.U) @ lam - mu[m_job]
+    pool = s.pool()
+    if pool is not None:
+        reduced = pool.value - pool.U @ lam - mu[pool.job]
+        pool.add_to(master, np.nonzero(reduced >= -margin)[0])
+    if s.remaining() <= 0:
+        return None   # out of time (a deadline, solver/deadline.py)
+    m_red = master.value - master.U @ lam - mu[master.job]
     keep = m_red >= -margin
     start_choice = None
     if chosen is not None:
-        start_choice = np.zeros(m_job.size, dtype=bool)
+        start_choice = np.zeros(master.job.size, dtype=bool)
         start_choice[: chosen.size] = chosen
         keep |= start_choice
     # HiGHS loads and presolves before it looks at its time limit: that much less, or none
-    left = remaining() - int(keep.sum()) * MIP_SECONDS_PER_VAR
+    left = s.remaining() - int(keep.sum()) * MIP_SECONDS_PER_VAR
     if left <= 0 or keep.sum() > MAX_MASTER_MIP:
         return None
-    return master.choose(keep, start_choice, left, gap / 4)
+    return master.choose(keep, start_choice, left, gap / 10)
 
 
-def _integer_plan(master: _Master, pool: _Pool, gen: _Generation, gap: float,
-                  remaining: Callable[[], float]) -> tuple[np.ndarray | None, float]:
+def _integer_plan(s: _Setup, gen: _Generation, gap: float
+                  ) -> tuple[np.ndarray | None, float]:
     """The chosen master columns and their value: the LP's integral jobs fixed first, then,
     when that is not within the gap of the bound, the reduced-cost-fixed master MIP."""
-    chosen = master.fix_and_choose(remaining(), gap / 4) if remaining() > 0 else None
+    master = s.master
+    chosen = master.fix_and_choose(s.remaining(), gap / 100) if s.remaining() > 0 else None
     if chosen is None:   # the start's schedules (the first J columns) are a feasible choice
-        chosen = np.arange(len(master.job)) < master.J
-    objective = float(np.array(master.value)[chosen].sum())
+        chosen = np.arange(master.job.size) < master.J
+    objective = float(master.value[chosen].sum())
     bound = gen.bound
-    if (bound is None or objective < bound - gap * abs(bound)) and remaining() > 0:
-        better = _fixed_master(master, pool, gen, objective, chosen, gap, remaining)
+    if (bound is None or objective < bound - gap * abs(bound)) and s.remaining() > 0:
+        better = _fixed_master(s, gen, objective, chosen, gap)
         if better is not None:
-            value_better = float(np.array(master.value)[better].sum())
+            value_better = float(master.value[better].sum())
             if value_better > objective:
                 chosen, objective = better, value_better
-    return chosen, objective
+    grown = master.job.size - chosen.size     # the pool's columns added since the choice
+    return np.r_[chosen, np.zeros(grown, dtype=bool)], objective
 
 
-def _start_pool(inst: Instance, model: SparseModel, start: np.ndarray, free: set[int]
-                ) -> tuple[_Jobs, _Pool] | None:
-    """The valuation arrays and the pool, led by the start plan's schedules; None when the
-    start breaks the model's rules."""
+def _setup(inst: Instance, model: SparseModel, start: np.ndarray, free: set[int],
+           threads: int, solver: str, t0: float, time_limit: float) -> _Setup | None:
+    """The valuation arrays and the master, holding the start plan's schedules (the first J
+    columns); None when the start breaks the model's rules."""
     free_mask = np.zeros(len(inst.jobs), dtype=bool)
     free_mask[list(free)] = True
     d = _Jobs(inst, model, free_mask)
     start = np.array(start, dtype=np.int64)
     for (j, n), smaller in model.dominated.items():   # sizes the model left out
         start[j][start[j] == n] = smaller
-    start_value, admitted = d.value(start, np.arange(d.J), idle_ok=True)
-    used = d.usage(start, np.arange(d.J)).sum(axis=0)
-    over = (used > d.rhs(inst.capacity) + 1e-9).any()    # capacity, budget or a quota
-    if not admitted.all() or over:
+    every = np.arange(d.J)
+    start_value, admitted = d.value(start, every, idle_ok=True)
+    use = d.usage(start, every)
+    cap = d.rhs(inst.capacity)
+    if not admitted.all() or (use.sum(axis=0) > cap + 1e-9).any():  # capacity, budget, quota
         log.info("column generation skipped: the start plan breaks the model's rules")
         return None
-    return d, _Pool.of(d, start, start_value)
+    master = _Master(d.J, d.T, cap, threads, solver)
+    master.add(every, start, use, start_value)
+    return _Setup(d, cap, start, start_value, master, t0, time_limit)
 
 
 def solve(inst: Instance, model: SparseModel, start: np.ndarray, *, free: set[int],
           time_limit: float, gap: float, threads: int = 1, max_rounds: int = 100,
-          lp_only: bool = False) -> ColumnResult | None:
+          lp_only: bool = False, solver: str = "columns") -> ColumnResult | None:
     """Column generation from the feasible plan `start` (node matrix). `free`: indices of jobs
     that may stop before they are done. None when the integer master finds no plan. With
-    `lp_only`, stop at the master LP: the result is the start with the LP's bound and prices."""
+    `lp_only`, stop at the master LP: the result is the start with the LP's bound and prices.
+    `solver`: the integer steps' backend, as in solver.backends.solve (columns: HiGHS)."""
     t0 = time.perf_counter()
     if not inst.jobs:
         return None
-    setup = _start_pool(inst, model, start, free)
-    if setup is None or time.perf_counter() - t0 > time_limit:   # no time left for a round
+    s = _setup(inst, model, start, free, threads, solver, t0, time_limit)
+    if s is None or s.remaining() <= 0:   # no time left for a round
         return None
-    d, pool = setup
-    cap = d.rhs(inst.capacity)
-    master = _Master(d.J, cap, threads)
-    for j in range(d.J):
-        pool.add_to(master, pool.starts[j])   # the start's
-    gen = _generate(master, d, pool, cap, t0, time_limit, max_rounds)
-    prices = [float(x) for x in gen.lam[: d.T]]
+    gen = _generate(s, 0.0 if lp_only else gap, max_rounds)
+    master = s.master
+    prices = [float(x) for x in gen.lam[: s.d.T]]
     if lp_only:
-        return ColumnResult(nodes=start, objective=float(pool.value[pool.starts].sum()),
+        return ColumnResult(nodes=start, objective=float(s.start_value.sum()),
                             bound=gen.bound, seconds=time.perf_counter() - t0,
-                            rounds=gen.rounds, columns=len(master.job), slot_prices=prices)
-
-    def remaining() -> float:
-        return max(time_limit - (time.perf_counter() - t0), 0.0)
-
-    chosen, objective = _integer_plan(master, pool, gen, gap, remaining)
+                            rounds=gen.rounds, columns=master.job.size, slot_prices=prices)
+    chosen, objective = _integer_plan(s, gen, gap)
     if chosen is None:
         return None
-    nodes = np.zeros((d.J, d.T), dtype=np.int64)
-    cols = np.nonzero(chosen)[0]
-    nodes[np.array(master.job)[cols]] = np.array(master.N)[cols]
+    nodes = np.zeros((s.d.J, s.d.T), dtype=np.int64)
+    nodes[master.job[chosen]] = master.N[chosen]
     return ColumnResult(nodes=nodes, objective=objective, bound=gen.bound,
                         seconds=time.perf_counter() - t0, rounds=gen.rounds,
-                        columns=len(master.job), slot_prices=prices)
+                        columns=master.job.size, slot_prices=prices)

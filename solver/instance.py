@@ -13,6 +13,7 @@ from typing import Any
 DEFAULT_RESCALE_SECONDS = 30.0   # seconds a start or size change costs (DESIGN §3.3 default)
 DEFAULT_SLOT_SECONDS = 600.0     # a slot's length (DESIGN §3.3 example)
 DEFAULT_NUM_SLOTS = 6            # slots per window
+DEFAULT_GAP = 1e-3               # relative MIP gap: what column generation proves quickly
 # the objective's defaults, chosen by the objective trials in the faithful Pollux engine
 # (docs/model.md, "Objective"): progress per unit of work weighted 1/(W^(1−α)·R^α), queued time
 # aged over τ seconds, κ node-slots per slot in which a running job changes size
@@ -21,18 +22,28 @@ DEFAULT_AGING_SECONDS = 900.0
 DEFAULT_RESCALE_PENALTY = 1.0
 
 
-def candidate_sizes(lo: int, hi: int, *extra: int) -> list[int]:
+def candidate_sizes(lo: int, hi: int, *extra: int, per_machine: int | None = None
+                    ) -> list[int]:
     """Node counts worth offering a job with range [lo, hi]: the ends, powers of two and
     their 1.5× (1, 2, 3, 4, 6, 8, 12, 16, 24, …) and any `extra` (its requested and current
-    size). Keeps the model small for wide ranges without losing the sizes users ask for."""
-    sizes = {lo, hi, *(e for e in extra if lo <= e <= hi)}
+    size). Keeps the model small for wide ranges without losing the sizes users ask for.
+    With `per_machine` (GPUs per machine) only the sizes that pack onto such machines: its
+    divisors below it, its multiples above (`lo` and `extra` are still offered)."""
+    def offered(n: int) -> bool:
+        return lo <= n <= hi and (per_machine is None or _packs(n, per_machine))
+
+    sizes = {lo, *(e for e in extra if lo <= e <= hi), *(n for n in (hi,) if offered(n))}
     p = 1
     while p <= hi:
         for n in (p, p + p // 2):
-            if lo <= n <= hi:
+            if offered(n):
                 sizes.add(n)
         p *= 2
     return sorted(sizes)
+
+
+def _packs(n: int, per_machine: int) -> bool:
+    return per_machine % n == 0 if n < per_machine else n % per_machine == 0
 
 
 @dataclass(frozen=True)
@@ -349,15 +360,17 @@ def _tenant(v: Any, where: str) -> str | None:
 
 
 def job_from_state(state: Mapping[str, Any], curve: Mapping[int, float], *,
-                   rescale_seconds: float = DEFAULT_RESCALE_SECONDS) -> Job:
+                   rescale_seconds: float = DEFAULT_RESCALE_SECONDS,
+                   per_machine: int | None = None) -> Job:
     """The solver `Job` for one job's state at a window (keys job_id, min_nodes, max_nodes,
     requested_nodes, current_nodes, remaining_work, total_work, weight, waiting_seconds;
     optional seconds_since_resize, tenant) and its estimated throughput curve
     {nodes: samples/s}. It is offered the candidate sizes of its range (plus its requested and
-    current size) that the curve covers with a positive rate."""
+    current size) that the curve covers with a positive rate (`per_machine`: only the sizes
+    that pack onto machines of that many GPUs, `candidate_sizes`)."""
     lo, hi = state["min_nodes"], state["max_nodes"]
     allowed = [n for n in candidate_sizes(lo, hi, state["requested_nodes"],
-                                          state["current_nodes"])
+                                          state["current_nodes"], per_machine=per_machine)
                if curve.get(n, 0) > 0]
     return Job(job_id=state["job_id"], min_nodes=lo, max_nodes=hi,
                requested_nodes=state["requested_nodes"], current_nodes=state["current_nodes"],

@@ -52,6 +52,14 @@ def coefficients(inst: Instance) -> Coefficients:
     return Coefficients(coef, eps, rescale)
 
 
+def starved_seconds(age: float, attained_gpu_seconds: float, requested: int) -> float:
+    """The time a job has waited for its requested size, which the objective ages (`q_j`):
+    its age less its attained service counted in seconds at its requested size, never below 0.
+    A queued job's is its time in the queue; a job held at a quarter of its request ages at
+    three quarters of a second per second; one run above its request earns that back."""
+    return max(0.0, age - attained_gpu_seconds / max(requested, 1))
+
+
 def rescales(inst: Instance, nodes: np.ndarray) -> np.ndarray:
     """[J, T]: 1 where a job that ran in the slot before (for t = 0: its current size) runs on
     another size; a start from 0 and a stop are not rescales."""

@@ -135,3 +135,57 @@ def test_start_with_a_left_out_size_and_idle_nodes_is_taken_as_it_is_worth():
     nodes = p.nodes_by_job()
     assert nodes["short"] == [2, 0, 0] and nodes["wide"] == [1, 1, 1]
     assert p.solver == "columns" and p.status == "optimal"
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_first_round_already_gives_a_valid_bound(seed):
+    # the Lagrangian bound holds for any duals λ ≥ 0: one round of exact pricing proves one
+    inst = random_instance(12, num_slots=4, seed=200 + seed)
+    optimum = plan(inst, "mip", Settings(solver="highs", gap=1e-7, time_limit=60)).objective
+    result = columns.solve(inst, build(inst), greedy(inst), free=set(), time_limit=10,
+                           gap=1e-9, max_rounds=1)
+    assert result is not None and result.rounds == 1 and result.bound is not None
+    assert result.bound >= optimum - 1e-9 * abs(optimum)
+    assert result.objective <= optimum * (1 + 1e-6)
+    assert not violations(inst, result.nodes)
+
+
+def test_the_master_adds_a_round_at_once_and_only_new_columns():
+    inst = random_instance(6, num_slots=3, seed=4)
+    model = build(inst)
+    d = columns._Jobs(inst, model, np.zeros(len(inst.jobs), dtype=bool))
+    master = columns._Master(d.J, d.T, d.rhs(inst.capacity), threads=1)
+    start = greedy(inst).astype(np.int64)
+    every = np.arange(d.J)
+    value, _ = d.value(start, every, idle_ok=True)
+    assert master.add(every, start, d.usage(start, every), value) == d.J
+    assert master.add(every, start, d.usage(start, every), value) == 0   # all known
+    assert master.h.getNumCol() == d.J == master.job.size
+    lp = master.solve_lp(10.0)
+    assert lp is not None and lp[0] == pytest.approx(value.sum())
+
+
+def test_without_exact_pricing_the_pool_prices_and_the_plan_stands(monkeypatch):
+    # exact pricing gives up at once (no partial schedule allowed): the pool of simple
+    # schedules prices instead; no bound is proven, the plan still obeys every rule
+    monkeypatch.setattr(columns, "MAX_STATES", 0)
+    inst = random_instance(15, num_slots=4, seed=9)
+    start = greedy(inst)
+    result = columns.solve(inst, build(inst), start, free=set(), time_limit=10, gap=1e-4)
+    assert result is not None and result.bound is None
+    assert result.columns > len(inst.jobs)          # the pool's schedules priced in
+    assert not violations(inst, result.nodes)
+    assert result.objective >= score(inst, start) - 1e-9
+
+
+def test_a_large_window_is_proven_without_the_pool(monkeypatch):
+    # the default path at 2,000 jobs: exact pricing from the first round, no pool valued
+    def no_pool(*args, **kwargs):
+        raise AssertionError("the pool was made")
+
+    monkeypatch.setattr(columns._Pool, "of", no_pool)
+    inst = random_instance(2000, num_slots=6, seed=1)
+    result = columns.solve(inst, build(inst), optimus(inst), free=set(), time_limit=60,
+                           gap=1e-3)
+    assert result is not None and result.bound is not None
+    assert result.bound - result.objective <= 1e-3 * result.bound

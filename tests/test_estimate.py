@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from sources.synthetic import write_logs
 from warehouse.connection import connect
 from warehouse.estimate import estimate
@@ -222,3 +224,39 @@ def test_past_its_measured_sizes_a_job_takes_the_lower_of_its_own_rate_and_its_c
     assert abs(got[("a", 16)] - 960.0) < 1e-9
     # where the class measured more than the job's own rate allows, the own rate holds
     assert abs(got[("b", 16)] - 480.0 * 16 / 8) < 1e-9
+
+
+def test_in_memory_fit_equals_the_warehouse_fit_and_unsized_jobs_inform_their_class(
+        con, tmp_path):
+    """The replay's path (`estimate_arrow` over Arrow tables) is the warehouse's SQL: the same
+    curves. A job given without sizes gets no curve yet still counts for its model class, so
+    the sized jobs' curves do not change (exactly)."""
+    import pyarrow as pa
+
+    from warehouse.estimate import JOBS_SCHEMA, SAMPLES_SCHEMA, estimate_arrow
+
+    logs = tmp_path / "logs"
+    write_logs(logs, 120, 4)
+    ingest_paths(con, [logs])
+    estimate(con)
+    stored = con.execute("SELECT job_id, nodes, throughput FROM throughput_curves").fetchall()
+    jobs = con.sql("SELECT job_id, model, min_nodes, max_nodes FROM est_jobs "
+                       "ORDER BY job_id").to_arrow_table().cast(JOBS_SCHEMA)
+    samples = con.sql("SELECT job_id, nodes, machines, throughput FROM est_samples"
+                          ).to_arrow_table().cast(SAMPLES_SCHEMA)
+    everyone = estimate_arrow(jobs, samples)
+    fitted = sorted((j, n, tp) for j, c in everyone.items() for n, tp in c.items())
+    assert [r[:2] for r in fitted] == [r[:2] for r in sorted(stored)]
+    # equal up to the order DuckDB sums the rows in
+    assert [r[2] for r in fitted] == pytest.approx([r[2] for r in sorted(stored)], rel=1e-12)
+    ids = jobs.column("job_id").to_pylist()
+    keep = [i % 3 == 0 for i in range(len(ids))]
+    unsized = jobs.set_column(2, "min_nodes", pa.array(
+        [v if k else None for v, k in zip(jobs.column(2).to_pylist(), keep, strict=True)],
+        pa.int32())).set_column(3, "max_nodes", pa.array(
+            [v if k else None for v, k in zip(jobs.column(3).to_pylist(), keep, strict=True)],
+            pa.int32()))
+    some = estimate_arrow(unsized, samples)
+    assert some == {j: everyone[j] for j, k in zip(ids, keep, strict=True) if k}
+    assert {"job", "model"} <= {s for s, in con.execute("SELECT DISTINCT source FROM "
+                                                        "throughput_curves").fetchall()}

@@ -83,9 +83,9 @@ def test_samples_reported_in_a_replay_say_the_machines_their_size_spans():
     oracle = oracle_estimator(trace)
     seen: list[tuple] = []
 
-    def estimator(jobs, samples):
+    def estimator(jobs, samples, wanted):
         seen[:] = samples
-        return oracle(jobs, samples)
+        return oracle(jobs, samples, wanted)
 
     replay(trace, "fifo", estimator, ReplayConfig(window=100.0, slots=2, max_windows=3))
     assert seen and all(s[2] == 3 and s[4] == 2 for s in seen)
@@ -201,3 +201,47 @@ def test_replay_ends_when_the_jobs_left_can_never_fit():
     assert res.unschedulable == ["X"] and res.end_time < 1000
     k = run_kpis(res)
     assert k["completed"] == 3 and k["unschedulable"] == 1
+
+
+def _modelled_trace(seed: int = 3) -> Trace:
+    """Twelve jobs of three model classes arriving over time on 8 nodes, 4 to a machine, with
+    a few samples before the replay: enough for class shapes, cross-machine rates and jobs
+    that finish while others still need curves."""
+    import random
+
+    rng = random.Random(seed)
+    jobs, samples = [], []
+    for i in range(12):
+        serial = 0.05 + 0.1 * (i % 3)
+        curve = {n: 10.0 * n / (1 + serial * (n - 1)) * (0.8 if n > 4 else 1.0)
+                 for n in range(1, 9)}
+        jobs.append(TraceJob(f"j{i}", 200.0 * i, 1, 8, rng.choice([1, 2, 4]),
+                             rng.uniform(5e3, 4e4), curve, model=f"m{i % 3}"))
+        if i % 4 == 0:
+            samples.append((f"j{i}", 0.0, 2, curve[2], 1))
+    return Trace(jobs=jobs, capacity=[(0.0, 8)], samples=samples, rescale_seconds=20.0,
+                 nodes_per_machine=4)
+
+
+@pytest.mark.parametrize("policy", ["greedy", "fifo", "mip"])
+def test_curves_for_the_active_jobs_only_replay_exactly_as_curves_for_all(policy):
+    """The replay asks the SQL estimator for the active jobs' curves only (finished jobs inform
+    their class without sizes): same calls, same curves, same KPIs as fitting every job."""
+    from warehouse.replay_inputs import SqlEstimator
+
+    trace, fast, full = _modelled_trace(), SqlEstimator(), SqlEstimator()
+    asked: list[tuple[int, int]] = []
+
+    def fit_all(jobs, samples, wanted):
+        curves = full(jobs, samples)
+        fast_curves = fast(jobs, samples, wanted)
+        assert fast_curves == {j: c for j, c in curves.items() if j in wanted}
+        asked.append((len(jobs), len(wanted)))
+        return curves
+
+    cfg = ReplayConfig(window=300.0, slots=4, settings=Settings(time_limit=1.0))
+    a = run_kpis(replay(trace, policy, fit_all, cfg))
+    b = run_kpis(replay(trace, policy, SqlEstimator(), cfg))
+    for k in ("completed", "mean_jct_s", "mean_queue_s", "makespan_s", "rescales"):
+        assert a[k] == pytest.approx(b[k], rel=1e-9 if policy != "mip" else 0.05), k
+    assert any(n > w for n, w in asked)   # finished jobs were left without sizes

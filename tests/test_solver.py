@@ -65,18 +65,21 @@ def enumerate_best(inst: Instance) -> float:
     return best
 
 
-@pytest.mark.parametrize("solver", ["highs", "columns", pytest.param("gurobi",
-                                                                    marks=needs_gurobi)])
+# auto: the default path (column generation, its integer steps and the full MIP on Gurobi when
+# it is installed and its licence admits them, else HiGHS)
+@pytest.mark.parametrize("solver", ["highs", "columns", "auto",
+                                    pytest.param("gurobi", marks=needs_gurobi)])
 @pytest.mark.parametrize("seed", range(14))
 def test_mip_equals_enumeration_on_tiny_instances(seed, solver):
     n_jobs, slots = [(1, 3), (2, 2), (2, 3), (3, 2), (3, 3)][seed % 5]
     inst = tiny_instance(seed, n_jobs, slots)
     best = enumerate_best(inst)
-    p = plan(inst, "mip", Settings(solver=solver, gap=1e-9, columns=solver == "columns"))
+    p = plan(inst, "mip", Settings(solver=solver, gap=1e-9, columns=solver != "highs"))
     assert p.status == "optimal"
     # the full MIP on the backend asked for; columns may hand what they do not prove to HiGHS
     assert p.solver in {"highs": ("highs",), "gurobi": ("gurobi",),
-                        "columns": ("columns", "highs")}[solver]
+                        "columns": ("columns", "highs"),
+                        "auto": ("columns", "gurobi", "highs")}[solver]
     assert p.objective == pytest.approx(best, rel=1e-6, abs=1e-9)
     assert not violations(inst, np.array(list(p.nodes_by_job().values())))
 
@@ -94,14 +97,14 @@ def with_rules(inst: Instance, seed: int) -> Instance:
     return inst
 
 
-@pytest.mark.parametrize("solver", ["highs", "columns", pytest.param("gurobi",
-                                                                    marks=needs_gurobi)])
+@pytest.mark.parametrize("solver", ["highs", "columns", "auto",
+                                    pytest.param("gurobi", marks=needs_gurobi)])
 @pytest.mark.parametrize("seed", range(18))
 def test_mip_equals_enumeration_with_objective_knobs_and_churn_budget(seed, solver):
     n_jobs, slots = [(2, 2), (2, 3), (3, 2), (3, 3)][seed % 4]
     inst = with_rules(tiny_instance(1000 + seed, n_jobs, slots), seed)
     best = enumerate_best(inst)   # over the plans `violations` admits: budget and cooldown too
-    p = plan(inst, "mip", Settings(solver=solver, gap=1e-9, columns=solver == "columns"))
+    p = plan(inst, "mip", Settings(solver=solver, gap=1e-9, columns=solver != "highs"))
     assert p.status == "optimal"
     assert p.objective == pytest.approx(best, rel=1e-6, abs=1e-9)
     assert p.solver_objective == pytest.approx(p.objective, rel=1e-6, abs=1e-9)

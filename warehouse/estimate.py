@@ -53,11 +53,21 @@ def estimate_rows(jobs: list[dict], samples: list[dict],
     `samples` with those of est_samples (machines may be missing or None). `con` is a plain
     DuckDB connection to reuse (not a warehouse: its views would hide the rows); default a
     fresh in-memory one."""
+    return estimate_arrow(
+        pa.Table.from_pylist([{k: j.get(k) for k in JOBS_SCHEMA.names} for j in jobs],
+                             schema=JOBS_SCHEMA),
+        pa.Table.from_pylist([{k: s.get(k) for k in SAMPLES_SCHEMA.names} for s in samples],
+                             schema=SAMPLES_SCHEMA), con)
+
+
+def estimate_arrow(jobs: pa.Table, samples: pa.Table,
+                   con: duckdb.DuckDBPyConnection | None = None) -> Curves:
+    """`estimate_rows` for inputs already in Arrow (JOBS_SCHEMA, SAMPLES_SCHEMA): the same SQL
+    over them, registered as est_jobs and est_samples. A job whose sizes are null gets no curve;
+    its samples still inform its model class (fit_curves.sql)."""
     con = con or duckdb.connect()
-    con.register("est_jobs", pa.Table.from_pylist(
-        [{k: j.get(k) for k in JOBS_SCHEMA.names} for j in jobs], schema=JOBS_SCHEMA))
-    con.register("est_samples", pa.Table.from_pylist(
-        [{k: s.get(k) for k in SAMPLES_SCHEMA.names} for s in samples], schema=SAMPLES_SCHEMA))
+    con.register("est_jobs", jobs)
+    con.register("est_samples", samples)
     fit(con)
     out: Curves = {}
     for jid, n, tp in run(con, "estimate/curves").fetchall():

@@ -6,10 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import duckdb
+import pyarrow as pa
 
 from warehouse.connection import connect
 from warehouse.errors import EtplanError
-from warehouse.estimate import Curves, estimate_rows
+from warehouse.estimate import JOBS_SCHEMA, SAMPLES_SCHEMA, Curves, estimate_arrow
 from warehouse.ingest import FileResult, ingest_paths
 from warehouse.sqlfiles import run
 
@@ -42,17 +43,21 @@ def load_logs(paths: list[Path]) -> tuple[dict, list[FileResult]]:
 class SqlEstimator:
     """The estimator of `etplan estimate` for replay windows: the jobs (objects with job_id,
     model, min_nodes, max_nodes) and the sample tuples (job_id, time, nodes, throughput[,
-    machines]) seen so far become the estimator's narrow inputs in a connection of its own."""
+    machines]) seen so far become the estimator's narrow inputs, as Arrow tables, in a
+    connection of its own (one thread: the inputs are small). Only the jobs in `wanted` (all
+    when None) get a curve; the others, given without sizes, inform their model class only."""
 
     def __init__(self) -> None:
-        self.con = duckdb.connect()
+        self.con = duckdb.connect(config={"threads": 1})
         self.calls = 0
 
-    def __call__(self, jobs, samples) -> Curves:
+    def __call__(self, jobs, samples, wanted: set[str] | None = None) -> Curves:
         self.calls += 1
-        return estimate_rows(
-            [{"job_id": j.job_id, "model": j.model, "min_nodes": j.min_nodes,
-              "max_nodes": j.max_nodes} for j in jobs],
-            [{"job_id": s[0], "nodes": s[2], "throughput": s[3],
-              "machines": s[4] if len(s) > 4 else None} for s in samples],
-            self.con)
+        sized = [(j.min_nodes, j.max_nodes) if wanted is None or j.job_id in wanted
+                 else (None, None) for j in jobs]
+        est_jobs = pa.table([[j.job_id for j in jobs], [j.model for j in jobs],
+                             [lo for lo, _ in sized], [hi for _, hi in sized]],
+                            schema=JOBS_SCHEMA)
+        rows = [(s[0], s[2], s[4] if len(s) > 4 else None, s[3]) for s in samples]
+        cols = list(zip(*rows, strict=True)) if rows else [[], [], [], []]
+        return estimate_arrow(est_jobs, pa.table(cols, schema=SAMPLES_SCHEMA), self.con)

@@ -140,7 +140,7 @@ def print_comparison(doc: dict) -> None:
     """The backtest summary: one column per policy, ratios vs greedy in brackets."""
     pols = doc["policies"]
     ratios = doc.get("ratios_vs_greedy", {})
-    table = Table(title="backtest (ratio vs greedy in brackets)")
+    table = Table(title="backtest" + (" (ratio vs greedy in brackets)" if ratios else ""))
     table.add_column("KPI")
     for p in pols:
         table.add_column(p, justify="right")

@@ -46,7 +46,8 @@ def solve(
              "HiGHS; gurobi / highs = the full MIP on that backend only.")
                       ] = SolverName.auto,
     time_limit: TimeLimitOpt = defaults.PLAN_TIME_LIMIT,
-    gap: Annotated[float, typer.Option(min=0.0, max=1.0, help="Relative MIP gap.")] = 1e-4,
+    gap: Annotated[float, typer.Option(min=0.0, max=1.0, help="Relative MIP gap.")
+                   ] = defaults.PLAN_GAP,
     threads: Annotated[int, typer.Option(min=1, max=256, help="Solver threads.")] = 1,
     preemption: PreemptionOpt = False,
     churn: ChurnGiven = NO_CHURN,

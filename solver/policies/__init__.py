@@ -14,11 +14,10 @@ from typing import Protocol
 
 import numpy as np
 
-from solver import columns
 from solver.backends import SOLVERS
 from solver.backends.status import Status
 from solver.capacity import preemptible_jobs
-from solver.deadline import POOL_SECONDS_PER_SCHEDULE, Deadline
+from solver.deadline import COLUMN_SECONDS_PER_JOB, Deadline
 from solver.instance import Instance
 from solver.plans import Plan, make_plan
 from solver.policies.fifo import fifo
@@ -94,8 +93,7 @@ def plan(inst: Instance, policy: str = "mip", settings: Settings | None = None,
 
 def _price_time(inst: Instance, deadline: Deadline) -> float:
     """Seconds the slot prices' LP (solver.prices) may take: what the deadline leaves, or 0
-    when its model and pool of schedules would not be ready in that time."""
-    sizes = np.array([len(job.allowed) for job in inst.jobs])
-    setup = columns.pool_schedules(sizes, inst.T) * POOL_SECONDS_PER_SCHEDULE
+    when its model and first pricing round would not be ready in that time."""
+    setup = len(inst.jobs) * COLUMN_SECONDS_PER_JOB
     left = deadline.remaining()
     return left if 2 * setup < left else 0.0

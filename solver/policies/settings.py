@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from solver.instance import DEFAULT_GAP
+
 # node counts per slot by job id from an earlier plan (e.g. the previous window's plan shifted
 # by one slot)
 Hint = Mapping[str, Sequence[int]]
@@ -14,7 +16,7 @@ Hint = Mapping[str, Sequence[int]]
 class Settings:
     solver: str = "auto"    # one of solver.backends.SOLVERS
     time_limit: float = 10.0
-    gap: float = 1e-4
+    gap: float = DEFAULT_GAP   # relative (docs/benchmarks.md)
     threads: int = 1
     preemption: bool = False
     warm_start: bool = True

@@ -15,7 +15,9 @@
 -- Inputs: the narrow views est_jobs(job_id, model, min_nodes, max_nodes) and
 -- est_samples(job_id, nodes, machines, throughput) (sql/views/40_estimate_inputs.sql), or tables of
 -- those names in a connection that is not a warehouse. Output: the temp table est_curves; the
--- statements below run top to bottom, each building on the ones before.
+-- statements below run top to bottom, each building on the ones before. A job whose sizes are
+-- null gets no curve rows and informs its model class only (the replay passes its finished jobs
+-- so): nothing but the curves' own rows reads min_nodes / max_nodes.
 
 -- NULL (machines ignored) unless some sample ran 2 or more nodes on one machine: where a node is
 -- a whole machine, the machine count says nothing the node count does not.
