@@ -40,7 +40,9 @@ bench: $(STAMP)
 	$(BIN)/python bench/estimation.py
 	$(BIN)/python bench/solver.py
 	$(BIN)/python bench/solver.py --deadline
+	$(BIN)/python bench/solver.py --scale
 	$(BIN)/python bench/backtest.py
+	$(BIN)/python bench/replay_speed.py
 	$(BIN)/python bench/backtest.py --faithful tiresias,optimus-oracle,mip,optimus,greedy,fifo --time-limit 0.3
 	$(BIN)/python bench/churn.py --processes 2 --time-limit 0.2
 	$(BIN)/python bench/elastic.py --time-limit 0.3

@@ -481,15 +481,19 @@ class _Master:
         # columns fixed at 1 leave the MIP: their jobs' rows go, their use leaves the capacity
         fixed = np.nonzero((lo > 0.5) & (hi > 0))[0]
         cols = np.nonzero((hi > 0) & (lo <= 0.5))[0]
+        cap = self.cap - self.U[fixed].sum(axis=0)
+        # an LP stopped by its time limit is no vertex: its "integral" columns may give a job
+        # two schedules or overfill a row (then the MIP below has no solution)
+        if (np.bincount(self.job[fixed], minlength=self.J) > 1).any():
+            return None
         chosen = np.zeros(self.job.size, dtype=bool)
         chosen[fixed] = True
-        if cols.size == 0:
-            return chosen
         left = np.ones(self.J, dtype=bool)
         left[self.job[fixed]] = False
+        if cols.size == 0:
+            return chosen if not left.any() and (cap >= -1e-9).all() else None
         row_of = np.cumsum(left) - 1            # a remaining job's row
         jobs = int(left.sum())
-        cap = self.cap - self.U[fixed].sum(axis=0)
         A = sp.vstack([sp.csr_matrix((np.ones(cols.size),
                                       (row_of[self.job[cols]], np.arange(cols.size))),
                                      shape=(jobs, cols.size)),
