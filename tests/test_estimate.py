@@ -230,7 +230,7 @@ def test_in_memory_fit_equals_the_warehouse_fit_and_unsized_jobs_inform_their_cl
         con, tmp_path):
     """The replay's path (`estimate_arrow` over Arrow tables) is the warehouse's SQL: the same
     curves. A job given without sizes gets no curve yet still counts for its model class, so
-    the sized jobs' curves do not change (exactly)."""
+    the sized jobs' curves do not change (up to summation order)."""
     import pyarrow as pa
 
     from warehouse.estimate import JOBS_SCHEMA, SAMPLES_SCHEMA, estimate_arrow
@@ -257,6 +257,10 @@ def test_in_memory_fit_equals_the_warehouse_fit_and_unsized_jobs_inform_their_cl
             [v if k else None for v, k in zip(jobs.column(3).to_pylist(), keep, strict=True)],
             pa.int32()))
     some = estimate_arrow(unsized, samples)
-    assert some == {j: everyone[j] for j, k in zip(ids, keep, strict=True) if k}
+    expected = {j: everyone[j] for j, k in zip(ids, keep, strict=True) if k}
+    assert {j: sorted(c) for j, c in some.items()} == {j: sorted(c) for j, c in expected.items()}
+    # the class sums run over the same rows in another order: equal to the last few bits
+    for j, curve in expected.items():
+        assert some[j] == pytest.approx(curve, rel=1e-12)
     assert {"job", "model"} <= {s for s, in con.execute("SELECT DISTINCT source FROM "
                                                         "throughput_curves").fetchall()}
