@@ -34,10 +34,16 @@ class Trial:
     churn: ChurnRules = ChurnRules()
     aging: str = "queued"
     pack: bool = False      # only sizes that pack onto 4-GPU machines
+    critical: float | None = None   # θ of the critical-path factor (None: the default)
 
     def label(self) -> str:
         return (self.churn.label() + (", starved aging" if self.aging == "starved" else "")
-                + (", packing sizes" if self.pack else ""))
+                + (", packing sizes" if self.pack else "")
+                + (f", θ = {self.critical:.0f} s" if self.critical else ""))
+
+    def options(self) -> dict:
+        return {"churn": self.churn, "aging": self.aging, "pack": self.pack,
+                "critical_seconds": self.critical}
 
 
 POLLUX = benchlib.POLLUX
@@ -51,14 +57,16 @@ SETTINGS = {
     "pack": Trial(pack=True),
     "cooldown600": Trial(ChurnRules(cooldown_seconds=600.0)),
     "kappa0": Trial(ChurnRules(rescale_penalty=0.0)),
+    "critical1200": Trial(critical=1200.0),
+    "critical1200-starved": Trial(aging="starved", critical=1200.0),
+    "critical3600": Trial(critical=3600.0),
 }
 
 
 def one(k: int, setting: str, time_limit: float, command: str) -> dict:
     start = time.perf_counter()
     r = run_workload(POLLUX / "workloads" / f"workload-{k}.csv", POLLUX / "traces", "mip",
-                     settings=Settings(time_limit=time_limit), churn=SETTINGS[setting].churn,
-                     aging=SETTINGS[setting].aging, pack=SETTINGS[setting].pack)
+                     settings=Settings(time_limit=time_limit), **SETTINGS[setting].options())
     kpis = run_kpis(r)
     return {"workload": k, "setting": setting, "label": SETTINGS[setting].label(),
             "load_1min": os.getloadavg()[0],

@@ -7,8 +7,9 @@ curve is f(n) = remaining seconds on 1 GPU ÷ remaining seconds on n GPUs packed
 Optimus+Oracle); the range is [1, B // smallest per-GPU batch] (or the job's own); waiting is the
 time queued before the first start (`aging="starved"`: the time it has waited for its requested
 size, `solver.objective.starved_seconds`, age less attained GPU-seconds ÷ request, so a running
-job held below its request keeps aging; measured in docs/model.md, not the default); a restart
-costs the engine's 30 s; the time since its size last changed comes from the engine's history
+job held below its request keeps aging; measured in docs/model.md, not the default;
+`critical_seconds` sets θ of `solver.objective.critical_factor`); a restart costs the engine's
+30 s; the time since its size last changed comes from the engine's history
 (`EngineJob.last_resize`), for the churn rules `churn`. The plan's first-slot counts go back
 to the engine, which places them best-fit (`replay.cluster`); the rest of the plan is the next
 decision's warm start.
@@ -37,6 +38,8 @@ class PlannerPolicy(EnginePolicy):
     churn: ChurnRules = field(default_factory=ChurnRules)
     aging: str = "queued"       # "queued" (queue time only) or "starved" (starved_seconds)
     pack: bool = False          # offer only sizes that pack onto the engine's machines
+    critical_seconds: float | None = None   # θ of the objective's critical-path factor
+                                            # (None: the instance default)
 
     def __post_init__(self):
         self.hint: dict[str, list[int]] = {}
@@ -74,9 +77,10 @@ class PlannerPolicy(EnginePolicy):
     def decide(self, state: State) -> dict[str, int]:
         jobs = [self.solver_job(j, len(state.allocations.get(j.name, [])), state.time)
                 for j in state.jobs]
+        theta = {} if self.critical_seconds is None else {"critical_seconds": self.critical_seconds}
         inst = Instance(jobs=jobs, capacity=[state.gpus] * self.num_slots,
                         slot_seconds=self.slot_seconds, num_slots=self.num_slots,
-                        **self.churn.fields())
+                        **self.churn.fields(), **theta)
         p = plan(inst, self.name, self.settings, hint=self.hint, prices=False)
         rows = p.nodes_by_job()
         self.hint = {k: list(v[1:]) for k, v in rows.items()}

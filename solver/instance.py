@@ -20,6 +20,7 @@ DEFAULT_GAP = 1e-3               # relative MIP gap: what column generation prov
 DEFAULT_PROGRESS_EXPONENT = 1.5
 DEFAULT_AGING_SECONDS = 900.0
 DEFAULT_RESCALE_PENALTY = 1.0
+DEFAULT_CRITICAL_SECONDS = 0.0   # θ of the critical-path factor (0: off)
 
 
 def candidate_sizes(lo: int, hi: int, *extra: int, per_machine: int | None = None
@@ -100,6 +101,7 @@ class Instance:
     window_start: str | None = None
     progress_exponent: float = DEFAULT_PROGRESS_EXPONENT   # α
     rescale_penalty: float = DEFAULT_RESCALE_PENALTY       # κ
+    critical_seconds: float = DEFAULT_CRITICAL_SECONDS     # θ (objective.critical_factor)
     max_rescales: int | None = None       # running jobs that may change size in slot 0
     cooldown_seconds: float | None = None  # a job resized less long ago keeps its size
     quotas: dict[str, TenantQuota] = field(default_factory=dict)   # tenant → quota (§4.2)
@@ -219,7 +221,8 @@ def _optional(d: dict[str, Any], key: str, where: str) -> float | None:
     return None if d.get(key) is None else _num(d[key], where, key, nonneg=True)
 
 
-RULE_KEYS = ("progress_exponent", "rescale_penalty", "max_rescales", "cooldown_seconds")
+RULE_KEYS = ("progress_exponent", "rescale_penalty", "critical_seconds", "max_rescales",
+             "cooldown_seconds")
 
 
 def _rules(data: dict[str, Any]) -> dict[str, Any]:
@@ -233,6 +236,8 @@ def _rules(data: dict[str, Any]) -> dict[str, Any]:
     return {"progress_exponent": alpha,
             "rescale_penalty": _num(data.get("rescale_penalty", DEFAULT_RESCALE_PENALTY), w,
                                     "rescale_penalty", nonneg=True),
+            "critical_seconds": _num(data.get("critical_seconds", DEFAULT_CRITICAL_SECONDS), w,
+                                     "critical_seconds", nonneg=True),
             "max_rescales": None if budget is None else _int(budget, w, "max_rescales", low=0),
             "cooldown_seconds": _optional(data, "cooldown_seconds", w)}
 

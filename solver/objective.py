@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from solver.instance import Instance
+from solver.instance import Instance, Job
 from solver.quotas import tenant_rows
 
 EPS_SHARE = 1e-6   # the idle-allocation tie-break, as a share of the smallest progress weight
@@ -31,7 +31,8 @@ def coefficients(inst: Instance) -> Coefficients:
     """The objective's weights (DESIGN §4): a unit of work p of job j in slot t is worth
     w_j (1 + q_j/τ) γ^t / (W_j^(1−α) R_j^α), so per p̃ = p/R_j the weight is
     w_j (1 + q_j/τ) γ^t (R_j/W_j)^(1−α) (α = 0: share of total work; α = 1: share of remaining
-    work). A rescale costs κ node-slots, a node-slot being worth the median over jobs of one
+    work), times the critical-path factor 1 + T_j/θ (`critical_factor`). A rescale costs κ
+    node-slots, a node-slot being worth the median over jobs of one
     node's slot-0 progress value at the job's smallest size."""
     J, T = len(inst.jobs), inst.T
     coef = np.zeros((J, T))
@@ -41,7 +42,7 @@ def coefficients(inst: Instance) -> Coefficients:
         if job.remaining_work > 0:
             aging = 1.0 + job.waiting_seconds / inst.aging_seconds
             share = (job.remaining_work / job.total_work) ** (1.0 - inst.progress_exponent)
-            coef[j] = job.weight * aging * disc * share
+            coef[j] = job.weight * aging * disc * share * critical_factor(inst, job)
             if job.allowed:
                 n = job.allowed[0]
                 one_node.append(coef[j, 0] * job.rate(n) * inst.slot_seconds
@@ -50,6 +51,18 @@ def coefficients(inst: Instance) -> Coefficients:
     eps = EPS_SHARE * float(positive.min()) if positive.size else EPS_SHARE
     rescale = inst.rescale_penalty * float(np.median(one_node)) if one_node else 0.0
     return Coefficients(coef, eps, rescale)
+
+
+def critical_factor(inst: Instance, job: Job) -> float:
+    """1 + T_j/θ, θ = `critical_seconds` (0: the factor is 1), T_j = the job's remaining work
+    at its fastest allowed size, in seconds. Work done now shortens a job that can never run
+    faster than T_j by up to a second per second, however idle the cluster is later; a job that
+    can run far faster catches up then. So a long job whose speed-up tops out early (yolov3 at
+    2.9x on 4 GPUs) is not left at 1 GPU while short, widely parallel jobs come and go."""
+    if not inst.critical_seconds or not job.allowed:
+        return 1.0
+    fastest = max(job.rate(n) for n in job.allowed)
+    return 1.0 + job.remaining_work / fastest / inst.critical_seconds if fastest > 0 else 1.0
 
 
 def starved_seconds(age: float, attained_gpu_seconds: float, requested: int) -> float:

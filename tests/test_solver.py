@@ -86,12 +86,13 @@ def test_mip_equals_enumeration_on_tiny_instances(seed, solver):
 
 def with_rules(inst: Instance, seed: int) -> Instance:
     """The instance with the objective's knobs and the churn budget set, varied by seed: α in
-    {0, 1, 1.5}, κ in {0, 0.5, 2, 5}, max_rescales in {none, 0, 1}, a cooldown that holds
-    every other running job."""
+    {0, 1, 1.5}, θ (critical_seconds) in {off, 600, 3600}, κ in {0, 0.5, 2, 5}, max_rescales
+    in {none, 0, 1}, a cooldown that holds every other running job."""
     inst.progress_exponent = (0.0, 1.0, 1.5)[seed % 3]
     inst.rescale_penalty = (0.0, 0.5, 2.0, 5.0)[seed % 4]
     inst.max_rescales = (None, 0, 1)[(seed // 2) % 3]
     inst.cooldown_seconds = 900.0 if seed % 5 in (1, 3) else None
+    inst.critical_seconds = (0.0, 600.0, 3600.0)[(seed // 3) % 3]
     for k, job in enumerate(inst.jobs):
         job.seconds_since_resize = (300.0, None, 3600.0)[(seed + k) % 3]
     return inst

@@ -1,0 +1,41 @@
+"""The critical-path factor of the objective (`solver.objective.critical_factor`, the instance
+key `critical_seconds`): hand-computed weights and JSON. Every solver path is checked against
+enumeration with it on in tests/test_solver.py (`with_rules`)."""
+
+from __future__ import annotations
+
+import pytest
+
+from solver.instance import Instance, InvalidInstance
+from solver.objective import coefficients, critical_factor
+
+
+def two_jobs(**rules) -> Instance:
+    """a: 3,600 s of work left at its fastest (4 nodes, 400/s); b: 300 s (8 nodes, 800/s)."""
+    a = {"job_id": "a", "min_nodes": 1, "max_nodes": 4, "remaining_work": 1.44e6,
+         "total_work": 1.44e6, "throughput": {"1": 100.0, "2": 200.0, "4": 400.0},
+         "allowed_nodes": [1, 2, 4]}
+    b = {"job_id": "b", "min_nodes": 1, "max_nodes": 8, "remaining_work": 2.4e5,
+         "total_work": 2.4e5, "throughput": {"1": 100.0, "8": 800.0}, "allowed_nodes": [1, 8]}
+    return Instance.from_dict({"capacity": 8, "num_slots": 2, "slot_seconds": 600,
+                               "jobs": [a, b], **rules})
+
+
+def test_the_factor_is_one_plus_the_fastest_remaining_time_over_theta():
+    off = two_jobs()
+    assert off.critical_seconds == 0.0
+    assert [critical_factor(off, j) for j in off.jobs] == [1.0, 1.0]
+    on = two_jobs(critical_seconds=1200)
+    assert [critical_factor(on, j) for j in on.jobs] == pytest.approx([1 + 3600 / 1200,
+                                                                        1 + 300 / 1200])
+    ratio = coefficients(on).progress / coefficients(off).progress
+    assert ratio[:, 0].tolist() == pytest.approx([4.0, 1.25])
+    assert ratio[:, 1].tolist() == pytest.approx([4.0, 1.25])
+
+
+def test_critical_seconds_round_trips_and_is_checked():
+    inst = two_jobs(critical_seconds=900)
+    assert Instance.from_json(inst.to_json()).critical_seconds == 900.0
+    with pytest.raises(InvalidInstance) as err:
+        two_jobs(critical_seconds=-1)
+    assert str(err.value) == "instance: critical_seconds must be ≥ 0, got -1"
