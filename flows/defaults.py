@@ -12,6 +12,7 @@ from solver.instance import (
     DEFAULT_NUM_SLOTS,
     DEFAULT_RESCALE_SECONDS,
     DEFAULT_SLOT_SECONDS,
+    DEFAULT_TIME_LIMIT,
 )
 from warehouse.connection import DEFAULT_WAREHOUSE
 
@@ -34,7 +35,7 @@ POLICIES = ("mip", "greedy", "fifo")       # compared by backtest and demo by de
 
 # solver time limits, one per purpose (seconds per decision)
 PLAN_GAP = DEFAULT_GAP                     # relative MIP gap of `solve`
-PLAN_TIME_LIMIT = 10.0                     # `solve`, `plan window`, the scheduled pipeline
+PLAN_TIME_LIMIT = DEFAULT_TIME_LIMIT       # `solve`, `plan window`, the scheduled pipeline
 BACKTEST_TIME_LIMIT = 2.0                  # each window of `backtest` and the sweep
 DEMO_TIME_LIMIT = 0.5                      # each window of the demo's replay
 WHATIF_TIME_LIMIT = 3.0                    # `plan whatif`: an answer in seconds (< 15 s)

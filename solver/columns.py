@@ -616,8 +616,11 @@ def _price_round(s: _Setup, lam: np.ndarray, mu: np.ndarray, tol: float
 
 def _generate(s: _Setup, gap: float, max_rounds: int) -> _Generation:
     """Price until no column improves, the master LP is within `gap` / 100 of the best bound,
-    the time is up (PRICING_START) or the search grows too large."""
+    the start plan is proven within `gap` of it (nothing left to prove: the integer step can
+    only improve on the start), the time is up (PRICING_START) or the search grows too
+    large."""
     bound: float | None = None
+    incumbent = float(s.start_value.sum())
     rounds = 0
     lp_value, lam, mu = 0.0, np.zeros(s.cap.size), np.zeros(s.d.J)
     while rounds < max_rounds:
@@ -632,7 +635,8 @@ def _generate(s: _Setup, gap: float, max_rounds: int) -> _Generation:
         candidate, added = _price_round(s, lam, mu, tol)
         if candidate is not None:
             bound = candidate if bound is None else min(bound, candidate)
-        if not added or (bound is not None and bound - lp_value <= gap / 100 * abs(bound)):
+        if not added or (bound is not None and (bound - lp_value <= gap / 100 * abs(bound)
+                                                or bound - incumbent <= gap * abs(bound))):
             break
     return _Generation(bound, rounds, lp_value, lam, mu)
 
@@ -684,6 +688,9 @@ def _integer_plan(s: _Setup, gen: _Generation, gap: float
             value_better = float(master.value[better].sum())
             if value_better > objective:
                 chosen, objective = better, value_better
+    start_value = float(s.start_value.sum())
+    if objective < start_value:   # an LP stopped early can fix columns no better plan keeps
+        chosen, objective = np.arange(master.job.size) < master.J, start_value
     grown = master.job.size - chosen.size     # the pool's columns added since the choice
     return np.r_[chosen, np.zeros(grown, dtype=bool)], objective
 

@@ -14,6 +14,7 @@ DEFAULT_RESCALE_SECONDS = 30.0   # seconds a start or size change costs (DESIGN 
 DEFAULT_SLOT_SECONDS = 600.0     # a slot's length (DESIGN §3.3 example)
 DEFAULT_NUM_SLOTS = 6            # slots per window
 DEFAULT_GAP = 1e-3               # relative MIP gap: what column generation proves quickly
+DEFAULT_TIME_LIMIT = 10.0        # seconds a decision may take unless its caller says otherwise
 # the objective's defaults, chosen by the objective trials in the faithful Pollux engine
 # (docs/model.md, "Objective"): progress per unit of work weighted 1/(W^(1−α)·R^α), queued time
 # aged over τ seconds, κ node-slots per slot in which a running job changes size

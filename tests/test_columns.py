@@ -189,3 +189,20 @@ def test_a_large_window_is_proven_without_the_pool(monkeypatch):
                            gap=1e-3)
     assert result is not None and result.bound is not None
     assert result.bound - result.objective <= 1e-3 * result.bound
+
+
+@pytest.mark.parametrize("seed", range(301, 304))
+def test_pricing_stops_once_the_start_is_proven_within_the_gap(seed):
+    # from an optimal start nothing is left to find: pricing ends as soon as its bound proves
+    # the start within the gap (2 % here), before the LP has converged to gap / 100; the plan
+    # is never worse than its start
+    inst = random_instance(8, num_slots=6, seed=seed)
+    model = build(inst)
+    optimum = plan(inst, "mip", Settings(solver="highs", gap=1e-9, time_limit=60))
+    start = np.array([optimum.nodes_by_job()[job.job_id] for job in inst.jobs])
+    loose = columns.solve(inst, model, start, free=set(), time_limit=10, gap=0.02)
+    tight = columns.solve(inst, model, start, free=set(), time_limit=10, gap=1e-9)
+    assert loose is not None and tight is not None and loose.bound is not None
+    assert loose.bound - optimum.objective <= 0.02 * abs(loose.bound)
+    assert loose.objective >= optimum.objective - 1e-9 * abs(optimum.objective)
+    assert loose.rounds < tight.rounds

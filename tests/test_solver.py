@@ -25,7 +25,7 @@ from solver.instance import (
 from solver.model import build
 from solver.objective import coefficients, rescales, score, violations
 from solver.policies import POLICIES, SOLVERS, Settings, plan
-from solver.policies.mip import hinted_nodes
+from solver.policies.mip import MIP_FIRST_VARS, hinted_nodes
 
 needs_gurobi = pytest.mark.skipif(not gurobi_available(), reason="gurobipy not installed")
 
@@ -395,3 +395,21 @@ def test_plan_rows_carry_each_jobs_size_before_the_plan():
         assert r["current_nodes"] == by_job[a.job_id].current_nodes
         assert type(r["status"]) is str and r["status"] == "optimal"
         assert r["policy"] == r["solver"] == "greedy"
+
+
+@needs_gurobi
+def test_auto_gives_a_small_window_to_gurobi_before_column_generation():
+    inst = random_instance(4, num_slots=6, seed=7)
+    assert build(inst).num_vars <= MIP_FIRST_VARS
+    p = plan(inst, "mip", Settings(solver="auto", gap=1e-3))
+    assert p.solver == "gurobi" and p.status == "optimal" and p.mip_gap <= 1e-3
+    optimum = plan(inst, "mip", Settings(solver="highs", gap=1e-9, time_limit=60)).objective
+    assert p.objective >= optimum - 1e-3 * abs(optimum)
+
+
+def test_without_a_gurobi_licence_auto_starts_with_column_generation(monkeypatch):
+    import solver.backends.gurobi as grb
+
+    monkeypatch.setattr(grb, "gurobi_available", lambda: False)
+    p = plan(random_instance(4, num_slots=6, seed=7), "mip", Settings(solver="auto", gap=1e-3))
+    assert p.solver in ("columns", "highs") and p.status == "optimal"

@@ -10,7 +10,12 @@ import logging
 
 import numpy as np
 
-from solver.backends.gurobi import gurobi_available, restricted_licence, solve_gurobi
+from solver.backends.gurobi import (
+    gurobi_available,
+    licence_admits,
+    restricted_licence,
+    solve_gurobi,
+)
 from solver.backends.highs import solve_highs
 from solver.backends.status import BackendResult, LicenceTooSmall
 from solver.model import SparseModel
@@ -18,7 +23,8 @@ from solver.model import SparseModel
 log = logging.getLogger(__name__)
 
 BACKENDS = {"gurobi": solve_gurobi, "highs": solve_highs}
-# auto: column generation, then Gurobi when its licence admits the model, else HiGHS;
+# auto: column generation, then Gurobi when its licence admits the model, else HiGHS (a
+#   model of at most solver.policies.mip.MIP_FIRST_VARS variables goes to Gurobi first);
 # columns: column generation, then HiGHS; a backend's name: the full MIP on it only
 SOLVERS = ("auto", "columns", *BACKENDS)
 
@@ -31,6 +37,12 @@ def load(solver: str) -> None:
 
     if solver == "gurobi" or (solver == "auto" and gurobi_available()):
         restricted_licence()
+
+
+def takes_gurobi(m: SparseModel, solver: str) -> bool:
+    """Whether `solve` would run the model on Gurobi (asked for, or `auto` with a licence
+    that takes it)."""
+    return solver in ("gurobi", "auto") and licence_admits(m)
 
 
 def solve(m: SparseModel, *, solver: str, time_limit: float, gap: float, threads: int,

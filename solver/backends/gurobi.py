@@ -50,15 +50,27 @@ def restricted_licence() -> bool:
     return False
 
 
+def _constraints(m: SparseModel) -> int:
+    """The model's constraints as Gurobi counts them (a ranged row is two)."""
+    ranged = int((np.isfinite(m.row_lo) & np.isfinite(m.row_hi) & (m.row_lo != m.row_hi)).sum())
+    return m.num_rows + ranged
+
+
+def licence_admits(m: SparseModel) -> bool:
+    """Whether gurobipy is importable and its licence takes the model (a restricted licence
+    only up to GUROBI_RESTRICTED_LIMIT variables and constraints)."""
+    if not gurobi_available():
+        return False
+    too_big = max(m.num_vars, _constraints(m)) > GUROBI_RESTRICTED_LIMIT
+    return not (too_big and restricted_licence())
+
+
 def _check_size(m: SparseModel) -> None:
     """Raise LicenceTooSmall when the model exceeds a restricted licence (with a full licence
     the model is simply solved)."""
-    ranged = int((np.isfinite(m.row_lo) & np.isfinite(m.row_hi) & (m.row_lo != m.row_hi)).sum())
-    n_constraints = m.num_rows + ranged       # a ranged row is two constraints in Gurobi
-    too_big = m.num_vars > GUROBI_RESTRICTED_LIMIT or n_constraints > GUROBI_RESTRICTED_LIMIT
-    if too_big and restricted_licence():
+    if not licence_admits(m):
         raise LicenceTooSmall(
-            f"gurobi restricted licence: {m.num_vars} variables, {n_constraints} constraints "
+            f"gurobi restricted licence: {m.num_vars} variables, {_constraints(m)} constraints "
             f"> {GUROBI_RESTRICTED_LIMIT}")
 
 

@@ -1,6 +1,7 @@
 """`mip`: the window MIP of DESIGN §4. The best heuristic plan warm-starts it and is the
 fallback; column generation goes first (with solver auto or columns) and answers when it
-proves the gap; otherwise the full MIP on the chosen backend finishes."""
+proves the gap; otherwise the full MIP on the chosen backend finishes. With solver auto, a
+small window that Gurobi takes (MIP_FIRST_VARS) goes to the full MIP on Gurobi first."""
 
 from __future__ import annotations
 
@@ -33,6 +34,13 @@ from solver.policies.optimus import optimus
 from solver.policies.settings import Hint, Settings
 
 log = logging.getLogger(__name__)
+
+# with solver auto, a full MIP of at most this many variables that Gurobi takes goes before
+# column generation (and answers alone when it has a plan): on the replays' windows of 2–15
+# jobs Gurobi proved the gap as often in a quarter to a half of the time that column
+# generation took, which there mostly ends short of a proof and hands over to the same MIP
+# (docs/benchmarks.md, "Replay speed"); 2,000 is also the pip package's licence limit
+MIP_FIRST_VARS = 2_000
 
 
 def _gap(bound: float, value: float) -> float:
@@ -232,6 +240,12 @@ def _full_mip(inst: Instance, model: SparseModel, s: Settings, start: _Start,
     return p
 
 
+def _mip_first(model: SparseModel, s: Settings) -> bool:
+    """Whether the full MIP goes before column generation (MIP_FIRST_VARS)."""
+    return (s.solver == "auto" and s.columns and model.num_vars <= MIP_FIRST_VARS
+            and backends.takes_gurobi(model, s.solver))
+
+
 def _build(inst: Instance, released: set[str], s: Settings) -> SparseModel:
     """The model, with the solver libraries loaded (build time rather than search time: the
     first import and Gurobi's licence check take up to half a second)."""
@@ -247,6 +261,10 @@ def plan_mip(inst: Instance, s: Settings, released: set[str], warnings: list[str
     start = _heuristic_start(inst, released, hint, deadline)
     stage = HEURISTIC
     model = deadline.build(lambda: _build(inst, released, s))
+    if _mip_first(model, s):
+        p = _full_mip(inst, model, s, start, None, warnings, deadline)
+        if p is not None:
+            return p
     cg, proven = _columns(inst, model, s, start, released, deadline)
     stage = COLUMNS if cg is not None else stage
     p = None if proven else _full_mip(inst, model, s, start, cg, warnings, deadline)

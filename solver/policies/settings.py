@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from solver.instance import DEFAULT_GAP
+from solver.instance import DEFAULT_GAP, DEFAULT_TIME_LIMIT
 
 # node counts per slot by job id from an earlier plan (e.g. the previous window's plan shifted
 # by one slot)
@@ -15,7 +15,7 @@ Hint = Mapping[str, Sequence[int]]
 @dataclass
 class Settings:
     solver: str = "auto"    # one of solver.backends.SOLVERS
-    time_limit: float = 10.0
+    time_limit: float = DEFAULT_TIME_LIMIT
     gap: float = DEFAULT_GAP   # relative (docs/benchmarks.md)
     threads: int = 1
     preemption: bool = False
