@@ -34,7 +34,7 @@ class Trial:
     churn: ChurnRules = ChurnRules()
     aging: str = "queued"
     pack: bool = False      # only sizes that pack onto 4-GPU machines
-    critical: float | None = None   # θ of the critical-path factor (None: the default)
+    critical: float = 0.0   # θ of the critical-path factor (0: off, as before it existed)
 
     def label(self) -> str:
         return (self.churn.label() + (", starved aging" if self.aging == "starved" else "")
@@ -132,7 +132,8 @@ def render(runs: list[dict]) -> list[str]:
              + (" (partial: the rest did not fit the session's time)." if len(ks) < 8 else "."),
              "Averages over the workloads each setting ran; the last two columns average the "
              "per-workload ratios to",
-             "κ=1 (the defaults: κ=1, queue aging) on the workloads both ran. "
+             "κ=1 (κ=1, queue aging, θ off: the defaults before the critical-path factor) on "
+             "the workloads both ran. "
              "Compare these rows with "
              "each other, not with the",
              "faithful table above: that was measured at another time, with a 0.3 s limit and "

@@ -153,7 +153,7 @@ def test_churn_violations_name_the_rule():
 
 
 def test_objective_knobs_weigh_progress_per_unit_of_work():
-    inst = two_running_jobs(rescale_penalty=0, aging_seconds=900)
+    inst = two_running_jobs(rescale_penalty=0, aging_seconds=900, critical_seconds=0)
     inst.jobs[0].remaining_work = 2.5e5            # a quarter of its total work left
     inst.jobs[1].waiting_seconds = 900.0
     for alpha, share in ((0.0, 0.25), (1.0, 1.0), (1.5, 2.0)):
