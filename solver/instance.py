@@ -21,7 +21,7 @@ DEFAULT_TIME_LIMIT = 10.0        # seconds a decision may take unless its caller
 DEFAULT_PROGRESS_EXPONENT = 1.5
 DEFAULT_AGING_SECONDS = 900.0
 DEFAULT_RESCALE_PENALTY = 1.0
-DEFAULT_CRITICAL_SECONDS = 1200.0   # θ of the critical-path factor (0: off; docs/model.md)
+DEFAULT_CRITICAL_SECONDS = 0.0   # θ of the critical-path factor (0: off; docs/model.md)
 
 
 def candidate_sizes(lo: int, hi: int, *extra: int, per_machine: int | None = None
