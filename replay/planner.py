@@ -23,7 +23,7 @@ from replay.cluster import GPUS_PER_MACHINE, RESTART_SECONDS
 from replay.faithful import EngineJob, EnginePolicy, State
 from replay.pollux_physics import max_useful_gpus, remaining_seconds
 from solver.churn_rules import ChurnRules
-from solver.instance import Instance, candidate_sizes, job_from_state
+from solver.instance import DEFAULT_CRITICAL_SECONDS, Instance, candidate_sizes, job_from_state
 from solver.objective import starved_seconds
 from solver.policies import Settings, plan
 
@@ -38,8 +38,7 @@ class PlannerPolicy(EnginePolicy):
     churn: ChurnRules = field(default_factory=ChurnRules)
     aging: str = "queued"       # "queued" (queue time only) or "starved" (starved_seconds)
     pack: bool = False          # offer only sizes that pack onto the engine's machines
-    critical_seconds: float | None = None   # θ of the objective's critical-path factor
-                                            # (None: the instance default)
+    critical_seconds: float = DEFAULT_CRITICAL_SECONDS   # θ of the critical-path factor
 
     def __post_init__(self):
         self.hint: dict[str, list[int]] = {}
@@ -77,10 +76,9 @@ class PlannerPolicy(EnginePolicy):
     def decide(self, state: State) -> dict[str, int]:
         jobs = [self.solver_job(j, len(state.allocations.get(j.name, [])), state.time)
                 for j in state.jobs]
-        theta = {} if self.critical_seconds is None else {"critical_seconds": self.critical_seconds}
         inst = Instance(jobs=jobs, capacity=[state.gpus] * self.num_slots,
                         slot_seconds=self.slot_seconds, num_slots=self.num_slots,
-                        **self.churn.fields(), **theta)
+                        critical_seconds=self.critical_seconds, **self.churn.fields())
         p = plan(inst, self.name, self.settings, hint=self.hint, prices=False)
         rows = p.nodes_by_job()
         self.hint = {k: list(v[1:]) for k, v in rows.items()}

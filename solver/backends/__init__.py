@@ -10,12 +10,7 @@ import logging
 
 import numpy as np
 
-from solver.backends.gurobi import (
-    gurobi_available,
-    licence_admits,
-    restricted_licence,
-    solve_gurobi,
-)
+from solver.backends.gurobi import gurobi_available, restricted_licence, solve_gurobi
 from solver.backends.highs import solve_highs
 from solver.backends.status import BackendResult, LicenceTooSmall
 from solver.model import SparseModel
@@ -37,12 +32,6 @@ def load(solver: str) -> None:
 
     if solver == "gurobi" or (solver == "auto" and gurobi_available()):
         restricted_licence()
-
-
-def takes_gurobi(m: SparseModel, solver: str) -> bool:
-    """Whether `solve` would run the model on Gurobi (asked for, or `auto` with a licence
-    that takes it)."""
-    return solver in ("gurobi", "auto") and licence_admits(m)
 
 
 def solve(m: SparseModel, *, solver: str, time_limit: float, gap: float, threads: int,

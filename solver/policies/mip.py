@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from solver import backends, columns
+from solver.backends.gurobi import licence_admits
 from solver.backends.status import BackendResult, Status
 from solver.columns import ColumnResult
 from solver.deadline import (
@@ -243,7 +244,7 @@ def _full_mip(inst: Instance, model: SparseModel, s: Settings, start: _Start,
 def _mip_first(model: SparseModel, s: Settings) -> bool:
     """Whether the full MIP goes before column generation (MIP_FIRST_VARS)."""
     return (s.solver == "auto" and s.columns and model.num_vars <= MIP_FIRST_VARS
-            and backends.takes_gurobi(model, s.solver))
+            and licence_admits(model))
 
 
 def _build(inst: Instance, released: set[str], s: Settings) -> SparseModel:
