@@ -37,11 +37,11 @@ log = logging.getLogger(__name__)
 Estimator = Callable[[list[TraceJob], list[tuple[str, float, int, float]], set[str]],
                      dict[str, dict[int, float]]]
 SAMPLE_NOISE = 0.03
-# the replay refits the curves when a job needs one, when a job reports a (size, machines) it
-# had no sample of, or once the samples have grown by this share since the last fit: a median
-# of k samples with 3 % noise moves by about 3 %/√k, so more samples of sizes already seen move
-# the curves within noise, and refitting for each of them (about 100 ms of DuckDB per fit,
-# most windows) was 90 % of a baseline's replay
+# the replay refits the curves when a job reports a (size, machines) it had no sample of, or
+# once the samples have grown by this share since the last fit: a median of k samples with 3 %
+# noise moves by about 3 %/√k, so more samples of sizes already seen move the curves within
+# noise, and refitting for each of them (about 100 ms of DuckDB per fit, most windows) was 90 %
+# of a baseline's replay; a job that arrives in between is fitted alone (`_Replay._fit`)
 REFIT_GROWTH = 0.25
 
 
@@ -153,8 +153,9 @@ class _Replay:
         self.fitted: set[tuple] = set()   # the (job, nodes, machines) the last fit had samples of
         self.fitted_samples = 0           # how many samples the last fit had
         self.new_samples = 0              # samples reported since the last fit
-        self.logged = sorted(x[1] for x in trace.samples)   # the logs' samples become visible
-        self.logged_fitted = 0                               # … and how many the last fit saw
+        self.logged = sorted(trace.samples, key=lambda x: x[1])   # the logs' samples become
+        self.logged_times = [x[1] for x in self.logged]            # visible in time order
+        self.logged_seen = 0                                       # … and how many have
         self.t = min((j.submit for j in trace.jobs), default=0.0)
         self.open_since: dict[str, tuple[float, int]] = {}
         self.hint: dict[str, list[int]] = {}
@@ -197,15 +198,7 @@ class _Replay:
     # ---- step 1: plan a window ------------------------------------------------------------
     def plan_window(self, active: list[JobState]) -> PlannedWindow:
         t, cap = self.t, self.trace.capacity_at(self.t)
-        logged = bisect.bisect_right(self.logged, t)
-        if (self.stale or logged > self.logged_fitted
-                or any(s.job.job_id not in self.curves for s in active)):
-            seen = [x for x in self.samples if x[1] <= t]
-            self.curves = self.estimator([s.job for s in self.states if s.job.submit <= t], seen,
-                                         {s.job.job_id for s in active})
-            self.stale = False
-            self.fitted = {_sample_key(x) for x in seen}
-            self.fitted_samples, self.new_samples, self.logged_fitted = len(seen), 0, logged
+        self._fit(active, t)
         inst = _instance(active, self.curves, t, cap, self.cfg, self.trace.rescale_seconds)
         started = time.perf_counter()
         p = plan(inst, self.policy, self.cfg.settings, hint=self.hint, prices=False)
@@ -221,6 +214,28 @@ class _Replay:
         check_rules(inst, moves, cap, preemption=self.cfg.settings.preemption,
                     policy=self.policy, t=t)
         return PlannedWindow(t, cap, active, p, decision, moves)
+
+    def _fit(self, active: list[JobState], t: float) -> None:
+        """Curves for the window: every active job's when the samples are stale (REFIT_GROWTH;
+        the logs' samples count from when they become visible); else the curves of the jobs
+        that have none yet (new arrivals), fitted alone on the samples of now, while the
+        others keep theirs as between any two refits."""
+        visible = bisect.bisect_right(self.logged_times, t)
+        for x in self.logged[self.logged_seen:visible]:
+            self._note_sample(x)
+        self.logged_seen = visible
+        wanted = {s.job.job_id for s in active if self.stale or s.job.job_id not in self.curves}
+        if not wanted:
+            return
+        seen = [x for x in self.samples if x[1] <= t]
+        curves = self.estimator([s.job for s in self.states if s.job.submit <= t], seen, wanted)
+        if not self.stale:   # their samples so far are in their curves
+            self.curves.update({job_id: curves[job_id] for job_id in wanted})
+            self.fitted |= {_sample_key(x) for x in seen if x[0] in wanted}
+            return
+        self.curves, self.stale = curves, False
+        self.fitted = {_sample_key(x) for x in seen}
+        self.fitted_samples, self.new_samples = len(seen), 0
 
     # ---- step 2: execute its first slot ---------------------------------------------------
     def execute_first_slot(self, w: PlannedWindow) -> None:
@@ -285,9 +300,10 @@ class _Replay:
             self._note_sample(self.samples[-1])
 
     def _note_sample(self, sample: tuple) -> None:
-        """Mark the curves stale by the refit rule (REFIT_GROWTH)."""
+        """Mark the curves stale by the refit rule (REFIT_GROWTH); a new (size, machines) of a
+        job without a curve yet (one the logs report before it runs) is its own fit's."""
         self.new_samples += 1
-        if (_sample_key(sample) not in self.fitted
+        if ((sample[0] in self.curves and _sample_key(sample) not in self.fitted)
                 or self.new_samples >= REFIT_GROWTH * max(self.fitted_samples, 1)):
             self.stale = True
 

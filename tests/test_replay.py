@@ -245,3 +245,26 @@ def test_curves_for_the_active_jobs_only_replay_exactly_as_curves_for_all(policy
     for k in ("completed", "mean_jct_s", "mean_queue_s", "makespan_s", "rescales"):
         assert a[k] == pytest.approx(b[k], rel=1e-9 if policy != "mip" else 0.05), k
     assert any(n > w for n, w in asked)   # finished jobs were left without sizes
+
+
+def test_a_job_arriving_between_refits_is_fitted_alone():
+    """Between refits (REFIT_GROWTH) a new job gets a fit of its own, its logged samples
+    included, while the others keep their curves; once the samples have grown by a quarter,
+    every active job is refitted."""
+    trace = Trace(jobs=[TraceJob("A", 0.0, 1, 1, 1, 1e4, {1: 10.0}),
+                        TraceJob("B", 150.0, 1, 1, 1, 1e4, {1: 10.0}),
+                        TraceJob("C", 250.0, 1, 1, 1, 1e4, {1: 10.0})],
+                  capacity=[(0.0, 3)],
+                  samples=[("A", 0.0, 1, 10.0)] * 40 + [("B", 150.0, 1, 10.0)])
+    oracle, asked = oracle_estimator(trace), []
+
+    def recording(jobs, samples, wanted):
+        asked.append((len(samples), sorted(wanted)))
+        return oracle(jobs, samples, wanted)
+
+    res = replay(trace, "fifo", recording, ReplayConfig(window=100.0, slots=2))
+    assert run_kpis(res)["completed"] == 3
+    # at 0 s A alone; at 200 s B (A's two samples of its run and B's logged one seen: fewer
+    # than a quarter of 40 more); at 300 s C; at 400 s, when C reports the size its curve
+    # had no sample of, all three
+    assert asked[:4] == [(40, ["A"]), (43, ["B"]), (45, ["C"]), (48, ["A", "B", "C"])]

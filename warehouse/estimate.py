@@ -68,7 +68,7 @@ def estimate_arrow(jobs: pa.Table, samples: pa.Table,
     con = con or duckdb.connect()
     con.register("est_jobs", jobs)
     con.register("est_samples", samples)
-    fit(con)
+    run(con, "estimate/fit_curves")   # not `fit`: nobody here reads the per-source counts
     out: Curves = {}
     for jid, n, tp in run(con, "estimate/curves").fetchall():
         out.setdefault(jid, {})[n] = tp
