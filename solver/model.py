@@ -6,15 +6,21 @@ plans up to 2× off the optimum while calling them optimal).
 Variable layout (E = number of (job, allowed node count) pairs, in job order then node order;
 X = E·T):
     x[e, t]    at  e·T + t              binary: job_of[e] runs on nodes_of[e] nodes in slot t
-    stay[e, t] at  X + e·T + t          continuous [0, 1]: it kept that size from slot t−1
-    p̃[j, t]    at  2X + j·T + t         continuous [0, 1]: share of R_j done in slot t
-    chg[k]     at  2X + J·T + k         continuous [0, 1]: job chg_job[k] changes size in slot
+    kept       at  X …                  continuous [0, 1], K columns: per size, stay[e, t] at
+                                        X + e·T + t (it kept that size from slot t−1; K = X);
+                                        or, compact, keep[j, t] at X + j·T + t (job j kept its
+                                        size; K = J·T)
+    p̃[j, t]    at  X + K + j·T + t      continuous [0, 1]: share of R_j done in slot t
+    chg[k]     at  X + K + J·T + k      continuous [0, 1]: job chg_job[k] changes size in slot
                                         chg_slot[k] (only with a rescale penalty κ > 0)
 Rows are lo ≤ A·v ≤ hi; the objective is maximised. `build` assembles the model from named
 blocks: the columns (`_pairs`, `_Layout`), one function per row block of §4 (capacity, one size,
-progress, stay ≤ x, stay ≤ x the slot before, work left, no preemption, rescale indicators,
-churn budget, tenant quotas), then the objective and the column bounds (which also hold the
-cooldown).
+progress, kept only on the size of the slot before, work left, no preemption, rescale
+indicators, churn budget, tenant quotas), then the objective and the column bounds (which also
+hold the cooldown). The per-size form has the tighter relaxation (Gurobi proves small windows
+sooner on it); the compact one about half the columns and rows, so windows of up to about 20
+jobs fit the 2,000 of Gurobi's restricted licence: a model whose per-size form would have more
+than PER_SIZE_MAX_VARS variables is built compact (docs/model.md, "Variable layout").
 """
 
 from __future__ import annotations
@@ -28,6 +34,9 @@ import scipy.sparse as sp
 from solver.instance import Instance
 from solver.objective import coefficients, progress_fractions, rescales
 from solver.quotas import TenantRows, tenant_rows
+
+# the largest model built with a "kept" column per size; above, one per job (module docstring)
+PER_SIZE_MAX_VARS = 2_000
 
 
 @dataclass
@@ -49,6 +58,7 @@ class SparseModel:
     chg_job: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     chg_slot: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     quotas: TenantRows | None = None   # the tenant quota rows (DESIGN §4.2), when any
+    compact: bool = False              # one "kept" column per job and slot, not per size
 
     @property
     def num_vars(self) -> int:
@@ -85,10 +95,14 @@ class SparseModel:
         v[: E * T] = x.ravel()
         cur = np.array([inst.jobs[j].current_nodes for j in self.job_of])
         prev = np.concatenate([(cur == self.nodes_of)[:, None].astype(float), x[:, :-1]], axis=1)
-        v[E * T: 2 * E * T] = np.minimum(x, prev).ravel()
-        p0 = 2 * E * T + self.J * T
-        v[2 * E * T: p0] = progress_fractions(inst, nodes).ravel()
-        v[p0:] = rescales(inst, nodes)[self.chg_job, self.chg_slot]
+        kept = np.minimum(x, prev)
+        if self.compact:
+            kept = np.zeros((self.J, T))
+            np.add.at(kept, self.job_of, np.minimum(x, prev))
+        p0 = E * T + kept.size
+        v[E * T: p0] = kept.ravel()
+        v[p0: p0 + self.J * T] = progress_fractions(inst, nodes).ravel()
+        v[p0 + self.J * T:] = rescales(inst, nodes)[self.chg_job, self.chg_slot]
         return v
 
 
@@ -116,7 +130,7 @@ def _pairs(inst: Instance, keep_all: np.ndarray
 
 
 class _Layout:
-    """The columns (x, stay, p̃, chg) and the per-job data the row blocks read."""
+    """The columns (x, kept, p̃, chg) and the per-job data the row blocks read."""
 
     def __init__(self, inst: Instance, released: set[str], preemption: bool):
         self.quotas = tenant_rows(inst) if inst.quotas else None
@@ -141,9 +155,17 @@ class _Layout:
         self.e_all = np.repeat(np.arange(self.E), self.T)
         self.t_all = np.tile(np.arange(self.T), self.E)
         self.x_idx = self.e_all * self.T + self.t_all
-        self.s_idx = self.X + self.x_idx
+        # the kept columns from X on, each with its job and slot (module docstring)
+        self.compact = 2 * self.X + self.J * self.T > PER_SIZE_MAX_VARS
+        if self.compact:
+            self.kj = np.repeat(np.arange(self.J), self.T)
+            self.kt = np.tile(np.arange(self.T), self.J)
+        else:
+            self.kj, self.kt = self.job_of[self.e_all], self.t_all
+        self.K0 = self.X
+        self.P0 = self.X + self.kj.size            # the first p̃ column
         self.coef = coefficients(inst)
-        self.P = 2 * self.X + self.J * self.T      # the first chg column
+        self.P = self.P0 + self.J * self.T         # the first chg column
         self.chg_job, self.chg_slot = self._rescale_slots()
         self.n_var = self.P + self.chg_job.size
 
@@ -213,28 +235,50 @@ def _progress_coefficients(d: _Layout) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _progress_rows(rows: _Rows, d: _Layout, inst: Instance) -> None:
-    """3. progress: p̃[j,t] − a·x − b·stay ≤ 0."""
-    J, T, X = d.J, d.T, d.X
+    """3. progress: per size, p̃[j,t] − Σ_n (a·x + b·stay) ≤ 0; compact, see
+    `_compact_progress_rows`."""
+    if d.compact:
+        _compact_progress_rows(rows, d)
+        return
+    J, T = d.J, d.T
     a, b = _progress_coefficients(d)
     prog_row = rows.n + d.job_of[d.e_all] * T + d.t_all
     rows.add(prog_row, d.x_idx, -a[d.e_all])
-    rows.add(prog_row, d.s_idx, -b[d.e_all])
+    rows.add(prog_row, d.K0 + d.x_idx, -b[d.e_all])
     jt = np.arange(J * T)
-    rows.add(rows.n + jt, 2 * X + jt, np.ones(J * T))
+    rows.add(rows.n + jt, d.P0 + jt, np.ones(J * T))
     rows.close(np.full(J * T, -np.inf), np.zeros(J * T))
 
 
-def _stay_rows(rows: _Rows, d: _Layout, inst: Instance) -> None:
-    """4. stay ≤ x."""
-    X = d.X
-    rows.add(rows.n + d.x_idx, d.s_idx, np.ones(X))
+def _compact_progress_rows(rows: _Rows, d: _Layout) -> None:
+    """3. progress, compact, two rows per job and slot: p̃[j,t] − Σ_n (a+b)·x ≤ 0 (the size's
+    full slot) and p̃[j,t] − Σ_n a·x − B_j·keep[j,t] ≤ 0 with B_j = max_n b (without keep, the slot
+    less the rescale seconds); with keep = 1 the first row binds, so p̃ reads a + b of the size
+    it kept."""
+    J, T = d.J, d.T
+    a, b = _progress_coefficients(d)
+    jt = np.arange(J * T)
+    prog_row = d.job_of[d.e_all] * T + d.t_all
+    rows.add(rows.n + prog_row, d.x_idx, -(a + b)[d.e_all])
+    rows.add(rows.n + jt, d.P0 + jt, np.ones(J * T))
+    rows.add(rows.n + J * T + prog_row, d.x_idx, -a[d.e_all])
+    rows.add(rows.n + J * T + jt, d.P0 + jt, np.ones(J * T))
+    most = np.zeros(J)
+    np.maximum.at(most, d.job_of, b)
+    rows.add(rows.n + J * T + jt, d.K0 + jt, -np.repeat(most, T))
+    rows.close(np.full(2 * J * T, -np.inf), np.zeros(2 * J * T))
+
+
+def _kept_rows(rows: _Rows, d: _Layout, inst: Instance) -> None:
+    """4. kept only on the size of the slot before: per size, stay ≤ x and stay[t] ≤ x[t−1]
+    (t = 0 is a bound on the column); compact, `_keep_rows`."""
+    if d.compact:
+        _keep_rows(rows, d)
+        return
+    E, T, X = d.E, d.T, d.X
+    rows.add(rows.n + d.x_idx, d.K0 + d.x_idx, np.ones(X))
     rows.add(rows.n + d.x_idx, d.x_idx, -np.ones(X))
     rows.close(np.full(X, -np.inf), np.zeros(X))
-
-
-def _stay_before_rows(rows: _Rows, d: _Layout, inst: Instance) -> None:
-    """5. stay[e,t] ≤ x[e,t−1] for t ≥ 1 (t = 0 is a bound on the column)."""
-    E, T, X = d.E, d.T, d.X
     if T <= 1:
         return
     e1 = np.repeat(np.arange(E), T - 1)
@@ -245,11 +289,32 @@ def _stay_before_rows(rows: _Rows, d: _Layout, inst: Instance) -> None:
     rows.close(np.full(E * (T - 1), -np.inf), np.zeros(E * (T - 1)))
 
 
+def _keep_rows(rows: _Rows, d: _Layout) -> None:
+    """4. compact: keep only on the size of the slot before: keep[j,t] + x[e,t] − x[e,t−1] ≤ 1
+    for every size e of j and t ≥ 1 (running on e now but not before leaves keep 0; starting
+    leaves it 0); at t = 0 a running job's keep[j,0] − x[its current size, 0] ≤ 0 (a job with no
+    column at a current size has keep 0 at slot 0 by its column bound)."""
+    E, T = d.E, d.T
+    if T > 1:
+        e1 = np.repeat(np.arange(E), T - 1)
+        t1 = np.tile(np.arange(1, T), E)
+        r = rows.n + np.arange(E * (T - 1))
+        rows.add(r, d.K0 + d.job_of[e1] * T + t1, np.ones(E * (T - 1)))
+        rows.add(r, e1 * T + t1, np.ones(E * (T - 1)))
+        rows.add(r, e1 * T + t1 - 1, -np.ones(E * (T - 1)))
+        rows.close(np.full(E * (T - 1), -np.inf), np.ones(E * (T - 1)))
+    at_cur = np.nonzero((d.nodes_of == d.cur[d.job_of]) & d.alive[d.job_of])[0]
+    r = rows.n + np.arange(at_cur.size)
+    rows.add(r, d.K0 + d.job_of[at_cur] * T, np.ones(at_cur.size))
+    rows.add(r, at_cur * T, -np.ones(at_cur.size))
+    rows.close(np.full(at_cur.size, -np.inf), np.zeros(at_cur.size))
+
+
 def _work_rows(rows: _Rows, d: _Layout, inst: Instance) -> None:
     """6. no more work than is left: Σ_t p̃ ≤ 1."""
     J, T = d.J, d.T
     jt = np.arange(J * T)
-    rows.add(rows.n + np.repeat(np.arange(J), T), 2 * d.X + jt, np.ones(J * T))
+    rows.add(rows.n + np.repeat(np.arange(J), T), d.P0 + jt, np.ones(J * T))
     rows.close(np.full(J, -np.inf), np.ones(J))
 
 
@@ -294,14 +359,15 @@ def _cumulative_progress(rows: _Rows, d: _Layout, jobs_np: np.ndarray, rank: np.
             tp.append(np.full(can_finish.size, t2))
     if jobs_np.size:
         jj_a, tt_a, tp_a = np.concatenate(jj), np.concatenate(tt), np.concatenate(tp)
-        rows.add(rows.n + rank[jj_a] * (T - 1) + tt_a, 2 * d.X + jj_a * T + tp_a,
+        rows.add(rows.n + rank[jj_a] * (T - 1) + tt_a, d.P0 + jj_a * T + tp_a,
                  -np.ones(jj_a.size))
 
 
 def _rescale_rows(rows: _Rows, d: _Layout, inst: Instance) -> None:
-    """8. rescale indicators (κ > 0): Σ_n x[j,n,t] + Σ_n x[j,n,t−1] − Σ_n stay[j,n,t] − chg ≤ 1
-    (at t = 0, for a running job: Σ_n x[j,n,0] − Σ_n stay[j,n,0] − chg ≤ 0), so chg is 1
-    exactly when a job that ran in t−1 runs on another size in t."""
+    """8. rescale indicators (κ > 0): Σ_n x[j,n,t] + Σ_n x[j,n,t−1] − kept[j,t] − chg ≤ 1
+    (at t = 0, for a running job: Σ_n x[j,n,0] − kept[j,0] − chg ≤ 0; kept[j,t] is keep[j,t]
+    or Σ_n stay[j,n,t]), so chg is 1 exactly when a job that ran in t−1 runs on another size
+    in t."""
     K = d.chg_job.size
     if K == 0:
         return
@@ -310,7 +376,8 @@ def _rescale_rows(rows: _Rows, d: _Layout, inst: Instance) -> None:
     k = k_of[d.job_of[d.e_all], d.t_all]
     sel = k >= 0
     rows.add(rows.n + k[sel], d.x_idx[sel], np.ones(sel.sum()))
-    rows.add(rows.n + k[sel], d.s_idx[sel], -np.ones(sel.sum()))
+    k = k_of[d.kj, d.kt]
+    rows.add(rows.n + k[k >= 0], d.K0 + np.nonzero(k >= 0)[0], -np.ones(int((k >= 0).sum())))
     k_next = np.where(d.t_all < d.T - 1,
                       k_of[d.job_of[d.e_all], np.minimum(d.t_all + 1, d.T - 1)], -1)
     sel = k_next >= 0
@@ -320,14 +387,15 @@ def _rescale_rows(rows: _Rows, d: _Layout, inst: Instance) -> None:
 
 
 def _budget_rows(rows: _Rows, d: _Layout, inst: Instance) -> None:
-    """9. churn budget (DESIGN §4.1): Σ over running jobs of Σ_n (x[j,n,0] − stay[j,n,0]) ≤
-    max_rescales; a running job on its current size may stay, so its term is 1 exactly when it
-    runs on another size (a stop is not a rescale)."""
+    """9. churn budget (DESIGN §4.1): Σ over running jobs of (Σ_n x[j,n,0] − kept[j,0]) ≤
+    max_rescales; a running job on its current size may keep it, so its term is 1 exactly when
+    it runs on another size (a stop is not a rescale)."""
     if inst.max_rescales is None:
         return
     sel = (d.t_all == 0) & (d.cur[d.job_of[d.e_all]] > 0) & d.alive[d.job_of[d.e_all]]
+    kept = np.nonzero((d.kt == 0) & (d.cur[d.kj] > 0) & d.alive[d.kj])[0]
     rows.add(np.full(sel.sum(), rows.n), d.x_idx[sel], np.ones(sel.sum()))
-    rows.add(np.full(sel.sum(), rows.n), d.s_idx[sel], -np.ones(sel.sum()))
+    rows.add(np.full(kept.size, rows.n), d.K0 + kept, -np.ones(kept.size))
     rows.close(np.array([-np.inf]), np.array([float(inst.max_rescales)]))
 
 
@@ -346,8 +414,8 @@ def _quota_rows(rows: _Rows, d: _Layout, inst: Instance) -> None:
     rows.close(lo, q.cap[k_idx])
 
 
-ROW_BLOCKS = (_capacity_rows, _one_size_rows, _progress_rows, _stay_rows, _stay_before_rows,
-              _work_rows, _no_preemption_rows, _rescale_rows, _budget_rows, _quota_rows)
+ROW_BLOCKS = (_capacity_rows, _one_size_rows, _progress_rows, _kept_rows, _work_rows,
+              _no_preemption_rows, _rescale_rows, _budget_rows, _quota_rows)
 
 
 def _objective(d: _Layout) -> np.ndarray:
@@ -355,25 +423,30 @@ def _objective(d: _Layout) -> np.ndarray:
     every rescale indicator."""
     c = np.zeros(d.n_var)
     c[:d.X] = -d.coef.eps * d.nodes_of[d.e_all]
-    c[2 * d.X: d.P] = d.coef.progress.ravel()
+    c[d.P0: d.P] = d.coef.progress.ravel()
     c[d.P:] = -d.coef.rescale
     return c
 
 
 def _column_bounds(d: _Layout, inst: Instance) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(lower, upper, integer) per column: a finished job gets no nodes and no progress; stay
-    at t = 0 only for the job's current size; a job in its cooldown runs on no other size in
+    """(lower, upper, integer) per column: a finished job gets no nodes and no progress; kept
+    at t = 0 only on the job's current size; a job in its cooldown runs on no other size in
     slot 0; x is binary."""
     X, e_all = d.X, d.e_all
     col_lo = np.zeros(d.n_var)
     col_hi = np.ones(d.n_var)
     col_hi[:X][~d.alive[d.job_of[e_all]]] = 0.0
-    stay0 = (d.t_all == 0)
+    slot0 = (d.t_all == 0)
     at_cur = d.nodes_of[e_all] == d.cur[d.job_of[e_all]]
-    col_hi[X:2 * X][stay0] = at_cur[stay0].astype(float)
+    if d.compact:
+        has_cur = np.zeros(d.J, dtype=bool)
+        has_cur[d.job_of[(d.nodes_of == d.cur[d.job_of]) & d.alive[d.job_of]]] = True
+        col_hi[d.K0: d.P0][::d.T] = has_cur.astype(float)
+    else:
+        col_hi[d.K0: d.P0][slot0] = at_cur[slot0].astype(float)
     cooling = np.array([inst.in_cooldown(job) for job in inst.jobs], dtype=bool)
-    col_hi[:X][stay0 & cooling[d.job_of[e_all]] & ~at_cur] = 0.0
-    col_hi[2 * X: d.P][~np.repeat(d.alive, d.T)] = 0.0
+    col_hi[:X][slot0 & cooling[d.job_of[e_all]] & ~at_cur] = 0.0
+    col_hi[d.P0: d.P][~np.repeat(d.alive, d.T)] = 0.0
     integer = np.zeros(d.n_var, dtype=bool)
     integer[:X] = True
     return col_lo, col_hi, integer
@@ -393,4 +466,5 @@ def build(inst: Instance, *, released: set[str] | None = None,
                        col_lo=col_lo, col_hi=col_hi, integer=integer, job_of=d.job_of,
                        nodes_of=d.nodes_of, J=d.J, T=d.T,
                        build_seconds=time.perf_counter() - t0, dominated=d.dominated,
-                       chg_job=d.chg_job, chg_slot=d.chg_slot, quotas=d.quotas)
+                       chg_job=d.chg_job, chg_slot=d.chg_slot, quotas=d.quotas,
+                       compact=d.compact)

@@ -11,6 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from solver import model as model_module
 from solver.backends.gurobi import gurobi_available
 from solver.backends.highs import solve_highs
 from solver.generate import random_instance
@@ -28,6 +29,15 @@ from solver.policies import POLICIES, SOLVERS, Settings, plan
 from solver.policies.mip import MIP_FIRST_VARS, hinted_nodes
 
 needs_gurobi = pytest.mark.skipif(not gurobi_available(), reason="gurobipy not installed")
+
+
+@pytest.fixture(params=["per-size", "compact"])
+def layout(request, monkeypatch) -> str:
+    """Both layouts of the model's "kept" columns (solver/model.py): one per size (what small
+    windows get) and one per job (what larger ones get), on the same instances."""
+    monkeypatch.setattr(model_module, "PER_SIZE_MAX_VARS",
+                        10**9 if request.param == "per-size" else 0)
+    return request.param
 
 
 def tiny_instance(seed: int, n_jobs: int, slots: int) -> Instance:
@@ -70,7 +80,7 @@ def enumerate_best(inst: Instance) -> float:
 @pytest.mark.parametrize("solver", ["highs", "columns", "auto",
                                     pytest.param("gurobi", marks=needs_gurobi)])
 @pytest.mark.parametrize("seed", range(14))
-def test_mip_equals_enumeration_on_tiny_instances(seed, solver):
+def test_mip_equals_enumeration_on_tiny_instances(seed, solver, layout):
     n_jobs, slots = [(1, 3), (2, 2), (2, 3), (3, 2), (3, 3)][seed % 5]
     inst = tiny_instance(seed, n_jobs, slots)
     best = enumerate_best(inst)
@@ -101,7 +111,7 @@ def with_rules(inst: Instance, seed: int) -> Instance:
 @pytest.mark.parametrize("solver", ["highs", "columns", "auto",
                                     pytest.param("gurobi", marks=needs_gurobi)])
 @pytest.mark.parametrize("seed", range(18))
-def test_mip_equals_enumeration_with_objective_knobs_and_churn_budget(seed, solver):
+def test_mip_equals_enumeration_with_objective_knobs_and_churn_budget(seed, solver, layout):
     n_jobs, slots = [(2, 2), (2, 3), (3, 2), (3, 3)][seed % 4]
     inst = with_rules(tiny_instance(1000 + seed, n_jobs, slots), seed)
     best = enumerate_best(inst)   # over the plans `violations` admits: budget and cooldown too
@@ -124,7 +134,7 @@ def two_running_jobs(**rules) -> Instance:
 
 @pytest.mark.parametrize("solver", ["highs", "columns", pytest.param("gurobi",
                                                                     marks=needs_gurobi)])
-def test_churn_budget_and_cooldown_bind(solver):
+def test_churn_budget_and_cooldown_bind(solver, layout):
     s = Settings(solver=solver, gap=1e-9, columns=solver == "columns")
     free = plan(two_running_jobs(), "mip", s).nodes_by_job()
     assert free["a"][0] == free["b"][0] == 4          # both grow at once without rules
@@ -216,9 +226,10 @@ def test_mip_obeys_the_churn_rules_on_random_windows():
 
 @needs_gurobi
 @pytest.mark.parametrize("seed", range(30))
-def test_gurobi_and_highs_agree(seed):
+def test_gurobi_and_highs_agree(seed, layout):
     inst = random_instance(6 + seed % 5, num_slots=3 + seed % 4, seed=seed, max_allowed=4)
     m = build(inst)
+    assert m.compact == (layout == "compact")
     assert m.num_vars <= 2000 and m.num_rows <= 2000, "instance must fit the restricted licence"
     g = plan(inst, "mip", Settings(solver="gurobi", gap=1e-9))
     h = plan(inst, "mip", Settings(solver="highs", gap=1e-9))
@@ -413,3 +424,21 @@ def test_without_a_gurobi_licence_auto_starts_with_column_generation(monkeypatch
     monkeypatch.setattr(grb, "gurobi_available", lambda: False)
     p = plan(random_instance(4, num_slots=6, seed=7), "mip", Settings(solver="auto", gap=1e-3))
     assert p.solver in ("columns", "highs") and p.status == "optimal"
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_plans_solution_vector_is_feasible_and_worth_its_score(seed, layout):
+    """`solution_from_nodes` (the warm start) gives every feasible plan a vector that meets
+    every row and bound of the model and is worth the plan's score, in both layouts."""
+    from solver.policies.greedy import greedy
+
+    inst = with_rules(random_instance(8, num_slots=4, seed=seed, max_allowed=4), seed)
+    inst.max_rescales = None   # greedy's plan need not keep the budget
+    m = build(inst)
+    nodes = greedy(inst, set())
+    assert not violations(inst, nodes)
+    v = m.solution_from_nodes(inst, nodes)
+    ax = m.A @ v
+    assert (ax <= m.row_hi + 1e-9).all() and (ax >= m.row_lo - 1e-9).all()
+    assert (v <= m.col_hi + 1e-12).all() and (v >= m.col_lo - 1e-12).all()
+    assert float(m.c @ v) == pytest.approx(score(inst, nodes), rel=1e-9, abs=1e-12)
