@@ -153,9 +153,9 @@ class _Replay:
         self.fitted: set[tuple] = set()   # the (job, nodes, machines) the last fit had samples of
         self.fitted_samples = 0           # how many samples the last fit had
         self.new_samples = 0              # samples reported since the last fit
-        self.logged = sorted(trace.samples, key=lambda x: x[1])   # the logs' samples become
-        self.logged_times = [x[1] for x in self.logged]            # visible in time order
-        self.logged_seen = 0                                       # … and how many have
+        self.logged = sorted(trace.samples, key=_sample_time)   # the logs' samples become
+        self.logged_seen = 0                                     # visible in time order, and
+                                                                 # how many have
         self.t = min((j.submit for j in trace.jobs), default=0.0)
         self.open_since: dict[str, tuple[float, int]] = {}
         self.hint: dict[str, list[int]] = {}
@@ -220,7 +220,7 @@ class _Replay:
         the logs' samples count from when they become visible); else the curves of the jobs
         that have none yet (new arrivals), fitted alone on the samples of now, while the
         others keep theirs as between any two refits."""
-        visible = bisect.bisect_right(self.logged_times, t)
+        visible = bisect.bisect_right(self.logged, t, key=_sample_time)
         for x in self.logged[self.logged_seen:visible]:
             self._note_sample(x)
         self.logged_seen = visible
@@ -350,6 +350,10 @@ def _job_state(s: JobState, t: float) -> dict:
             "remaining_work": s.remaining, "total_work": j.total_work, "weight": j.weight,
             "waiting_seconds": (t - j.submit) if s.first_start is None else 0.0,
             "seconds_since_resize": None if s.resized_at is None else t - s.resized_at}
+
+
+def _sample_time(sample: tuple) -> float:
+    return sample[1]
 
 
 def _sample_key(sample: tuple) -> tuple:

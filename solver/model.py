@@ -96,9 +96,10 @@ class SparseModel:
         cur = np.array([inst.jobs[j].current_nodes for j in self.job_of])
         prev = np.concatenate([(cur == self.nodes_of)[:, None].astype(float), x[:, :-1]], axis=1)
         kept = np.minimum(x, prev)
-        if self.compact:
-            kept = np.zeros((self.J, T))
-            np.add.at(kept, self.job_of, np.minimum(x, prev))
+        if self.compact:   # one per job: the sum over its sizes
+            per_job = np.zeros((self.J, T))
+            np.add.at(per_job, self.job_of, kept)
+            kept = per_job
         p0 = E * T + kept.size
         v[E * T: p0] = kept.ravel()
         v[p0: p0 + self.J * T] = progress_fractions(inst, nodes).ravel()
@@ -149,6 +150,7 @@ class _Layout:
         self.rho = np.array([min(job.rescale_seconds, delta) for job in inst.jobs], dtype=float)
         self.cur = np.array([job.current_nodes for job in inst.jobs], dtype=np.int64)
         self.alive = self.R > 0
+        self.at_cur = self.nodes_of == self.cur[self.job_of]   # per pair: the job's size now
         self.safe_R = np.where(self.alive, self.R, 1.0)
         self.preemption = preemption
         self.kept_on = np.array([job.job_id not in released for job in inst.jobs], dtype=bool)
@@ -303,7 +305,7 @@ def _keep_rows(rows: _Rows, d: _Layout) -> None:
         rows.add(r, e1 * T + t1, np.ones(E * (T - 1)))
         rows.add(r, e1 * T + t1 - 1, -np.ones(E * (T - 1)))
         rows.close(np.full(E * (T - 1), -np.inf), np.ones(E * (T - 1)))
-    at_cur = np.nonzero((d.nodes_of == d.cur[d.job_of]) & d.alive[d.job_of])[0]
+    at_cur = np.nonzero(d.at_cur & d.alive[d.job_of])[0]
     r = rows.n + np.arange(at_cur.size)
     rows.add(r, d.K0 + d.job_of[at_cur] * T, np.ones(at_cur.size))
     rows.add(r, at_cur * T, -np.ones(at_cur.size))
@@ -376,8 +378,8 @@ def _rescale_rows(rows: _Rows, d: _Layout, inst: Instance) -> None:
     k = k_of[d.job_of[d.e_all], d.t_all]
     sel = k >= 0
     rows.add(rows.n + k[sel], d.x_idx[sel], np.ones(sel.sum()))
-    k = k_of[d.kj, d.kt]
-    rows.add(rows.n + k[k >= 0], d.K0 + np.nonzero(k >= 0)[0], -np.ones(int((k >= 0).sum())))
+    on = np.nonzero(k_of[d.kj, d.kt] >= 0)[0]   # the kept columns of those (job, slot)s
+    rows.add(rows.n + k_of[d.kj[on], d.kt[on]], d.K0 + on, -np.ones(on.size))
     k_next = np.where(d.t_all < d.T - 1,
                       k_of[d.job_of[d.e_all], np.minimum(d.t_all + 1, d.T - 1)], -1)
     sel = k_next >= 0
@@ -437,10 +439,10 @@ def _column_bounds(d: _Layout, inst: Instance) -> tuple[np.ndarray, np.ndarray, 
     col_hi = np.ones(d.n_var)
     col_hi[:X][~d.alive[d.job_of[e_all]]] = 0.0
     slot0 = (d.t_all == 0)
-    at_cur = d.nodes_of[e_all] == d.cur[d.job_of[e_all]]
+    at_cur = d.at_cur[e_all]
     if d.compact:
         has_cur = np.zeros(d.J, dtype=bool)
-        has_cur[d.job_of[(d.nodes_of == d.cur[d.job_of]) & d.alive[d.job_of]]] = True
+        has_cur[d.job_of[d.at_cur & d.alive[d.job_of]]] = True
         col_hi[d.K0: d.P0][::d.T] = has_cur.astype(float)
     else:
         col_hi[d.K0: d.P0][slot0] = at_cur[slot0].astype(float)
