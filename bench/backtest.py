@@ -336,7 +336,8 @@ def _faithful_policies(by: dict, ks: list[int], time_limit: float) -> list[str]:
         lines += ["", f"Issue 13 targets: MIP / Tiresias **{mip / tir:.2f}** (≤ 0.8); MIP "
                   f"**{mip:,.0f} s** (≤ 2,751, Pollux's published average); rescales per job "
                   f"**{per_job:.2f}** (≤ 1.0). The MIP runs the instance defaults of "
-                  "docs/model.md (progress exponent, aging and rescale penalty)."]
+                  "docs/model.md for its 60 s slots (progress exponent, aging, rescale "
+                  "penalty and critical-path factor: \"Defaults by slot length\")."]
     return [*lines, ""]
 
 

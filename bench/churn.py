@@ -21,22 +21,30 @@ from dataclasses import dataclass
 
 import benchlib
 
-import replay.planner  # noqa: F401 - loaded before the workers fork: one code version
 from replay.kpis import run_kpis
+from replay.planner import PlannerPolicy
 from replay.pollux_runs import run_workload
 from solver.churn_rules import ChurnRules
+from solver.instance import default_critical_seconds, default_rescale_penalty
 from solver.policies import Settings
+
+# the defaults before session 10 (κ = 1, θ off), the reference every ratio is taken against
+OLD = ChurnRules(rescale_penalty=1.0)
 
 
 @dataclass(frozen=True)
 class Trial:
-    """A churn setting and the planner's aging rule (`replay.planner.PlannerPolicy.aging`)."""
-    churn: ChurnRules = ChurnRules()
+    """A churn setting and the planner's aging rule (`replay.planner.PlannerPolicy.aging`);
+    κ and θ None: the instance's defaults for the planner's 60 s slots."""
+    churn: ChurnRules = OLD
     aging: str = "queued"
     pack: bool = False      # only sizes that pack onto 4-GPU machines
-    critical: float = 0.0   # θ of the critical-path factor (0: off, as before it existed)
+    critical: float | None = 0.0   # θ of the critical-path factor (0: off)
 
     def label(self) -> str:
+        if self.churn == ChurnRules() and self.critical is None:
+            return (f"the defaults: κ={default_rescale_penalty(SLOT):g}, "
+                    f"θ = {default_critical_seconds(SLOT):.0f} s")
         return (self.churn.label() + (", starved aging" if self.aging == "starved" else "")
                 + (", packing sizes" if self.pack else "")
                 + (f", θ = {self.critical:.0f} s" if self.critical else ""))
@@ -48,20 +56,25 @@ class Trial:
 
 POLLUX = benchlib.POLLUX
 RESULTS = benchlib.RESULTS / "churn.json"
+SLOT = PlannerPolicy.slot_seconds
 SETTINGS = {
     "kappa1": Trial(),
     "starved": Trial(aging="starved"),
-    "starved-budget2": Trial(ChurnRules(max_rescales=2), aging="starved"),
-    "starved-pack-budget2": Trial(ChurnRules(max_rescales=2), aging="starved", pack=True),
-    "budget2": Trial(ChurnRules(max_rescales=2)),
+    "starved-budget2": Trial(ChurnRules(2, rescale_penalty=1.0), aging="starved"),
+    "starved-pack-budget2": Trial(ChurnRules(2, rescale_penalty=1.0), aging="starved",
+                                  pack=True),
+    "budget2": Trial(ChurnRules(2, rescale_penalty=1.0)),
     "pack": Trial(pack=True),
-    "cooldown600": Trial(ChurnRules(cooldown_seconds=600.0)),
+    "cooldown600": Trial(ChurnRules(cooldown_seconds=600.0, rescale_penalty=1.0)),
     "kappa0": Trial(ChurnRules(rescale_penalty=0.0)),
     "critical1200": Trial(critical=1200.0),
     "critical1200-starved": Trial(aging="starved", critical=1200.0),
     "critical3600": Trial(critical=3600.0),
     "critical1200-kappa2": Trial(ChurnRules(rescale_penalty=2.0), critical=1200.0),
-    "critical1200-cooldown300": Trial(ChurnRules(cooldown_seconds=300.0), critical=1200.0),
+    "critical1200-cooldown300": Trial(ChurnRules(rescale_penalty=1.0, cooldown_seconds=300.0),
+                                      critical=1200.0),
+    "defaults": Trial(ChurnRules(), critical=None),
+    "critical1200-kappa4": Trial(ChurnRules(rescale_penalty=4.0), critical=1200.0),
 }
 
 
@@ -134,7 +147,8 @@ def render(runs: list[dict]) -> list[str]:
              + (" (partial: the rest did not fit the session's time)." if len(ks) < 8 else "."),
              "Averages over the workloads each setting ran; the last two columns average the "
              "per-workload ratios to",
-             "κ=1 (the defaults: κ=1, queue aging, θ off) on the workloads both ran. "
+             "κ=1 (the defaults before session 10: κ=1, queue aging, θ off) on the workloads "
+             "both ran. "
              "Compare these rows with "
              "each other, not with the",
              "faithful table above: that was measured at another time, with a 0.3 s limit and "
@@ -188,7 +202,7 @@ def _targets(by: dict, ks: list[int], names: list[str]) -> list[str]:
 
 
 def _vs_default(by: dict, ks: list[int], setting: str, key: str) -> str:
-    """The mean over workloads of this setting's `key` ÷ the default's (κ=1) on the same one."""
+    """The mean over workloads of this setting's `key` ÷ κ=1's (θ off) on the same one."""
     both = [k for k in ks if (k, setting) in by and (k, "kappa1") in by]
     if not both:
         return "–"

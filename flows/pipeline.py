@@ -28,7 +28,6 @@ from flows.usecases import data, plans, runs, sweep
 from flows.usecases.common import new_run_id
 from replay.engine import ReplayConfig
 from solver.churn_rules import ChurnRules
-from solver.instance import DEFAULT_RESCALE_PENALTY
 from solver.policies import Settings
 
 OUTPUTS = str(defaults.OUTPUTS)
@@ -110,7 +109,7 @@ def plan_window_flow(warehouse: str | None = None, outputs: str = OUTPUTS,
                      at: datetime | None = None, run_id: str | None = None,
                      policy: str = "mip", time_limit: float = defaults.PLAN_TIME_LIMIT,
                      max_rescales: int | None = None, cooldown_seconds: float | None = None,
-                     rescale_penalty: float = DEFAULT_RESCALE_PENALTY) -> dict:
+                     rescale_penalty: float | None = None) -> dict:
     """Plan one window; the churn parameters are DESIGN §4.1's (`etplan plan window`'s
     --max-rescales, --cooldown, --rescale-penalty)."""
     result = plan_window_task(warehouse, outputs, run_id or new_run_id(), at, policy,
@@ -125,7 +124,7 @@ def pipeline_flow(paths: list[str], warehouse: str | None = None, outputs: str =
                   at: datetime | None = None, run_id: str | None = None,
                   policy: str = "mip", time_limit: float = defaults.PLAN_TIME_LIMIT,
                   max_rescales: int | None = None, cooldown_seconds: float | None = None,
-                  rescale_penalty: float = DEFAULT_RESCALE_PENALTY) -> dict:
+                  rescale_penalty: float | None = None) -> dict:
     """Ingest → estimate → plan window; the churn parameters as in `etplan-plan-window`."""
     logger = get_run_logger()
     ingested = ingest_task(paths, warehouse)
@@ -151,7 +150,7 @@ def backtest_flow(logs: str, policies: list[str], out: str, capacity: int | None
                   time_limit: float = defaults.BACKTEST_TIME_LIMIT,
                   gap: float = defaults.REPLAY_GAP, report: bool = True,
                   max_rescales: int | None = None, cooldown_seconds: float | None = None,
-                  rescale_penalty: float = DEFAULT_RESCALE_PENALTY) -> dict:
+                  rescale_penalty: float | None = None) -> dict:
     """Replay policies on one trace; the churn parameters hold in every window."""
     config = runs.replay_config(window, slots, time_limit, gap,
                                 churn=ChurnRules(max_rescales, cooldown_seconds,

@@ -30,10 +30,11 @@ FLOWS = ("plan_window_flow", "pipeline_flow", "backtest_flow")
 
 def test_defaults_are_the_instance_defaults_and_given_options_replace_them():
     assert ChurnRules().fields() == {"max_rescales": None, "cooldown_seconds": None,
-                                     "rescale_penalty": DEFAULT_RESCALE_PENALTY}
-    inst = Instance(jobs=[], capacity=[4])
-    assert (inst.max_rescales, inst.cooldown_seconds, inst.rescale_penalty) == (None, None,
-                                                                                 1.0)
+                                     "rescale_penalty": None}
+    inst = Instance(jobs=[], capacity=[4], **ChurnRules().fields())
+    assert (inst.max_rescales, inst.cooldown_seconds, inst.rescale_penalty) == (
+        None, None, DEFAULT_RESCALE_PENALTY)
+    assert ChurnRules().label() == "default κ"
     assert churn_given(None, None, None) == {}
     assert churn_given(2, 600.0, 0.0) == {"max_rescales": 2, "cooldown_seconds": 600.0,
                                           "rescale_penalty": 0.0}
@@ -50,7 +51,7 @@ def test_the_prefect_flows_take_the_churn_parameters():
         params = inspect.signature(getattr(pipeline, name).fn).parameters
         assert params["max_rescales"].default is None, name
         assert params["cooldown_seconds"].default is None, name
-        assert params["rescale_penalty"].default == DEFAULT_RESCALE_PENALTY, name
+        assert params["rescale_penalty"].default is None, name   # the instance's default
 
 
 def test_commands_have_the_churn_options():

@@ -6,7 +6,14 @@ from __future__ import annotations
 
 import pytest
 
-from solver.instance import DEFAULT_CRITICAL_SECONDS, Instance, InvalidInstance
+from solver.instance import (
+    DEFAULT_CRITICAL_SECONDS,
+    SHORT_SLOT_CRITICAL_SECONDS,
+    SHORT_SLOT_RESCALE_PENALTY,
+    SHORT_SLOT_SECONDS,
+    Instance,
+    InvalidInstance,
+)
 from solver.objective import coefficients, critical_factor
 
 
@@ -22,7 +29,7 @@ def two_jobs(**rules) -> Instance:
 
 
 def test_the_factor_is_one_plus_the_fastest_remaining_time_over_theta():
-    assert two_jobs().critical_seconds == DEFAULT_CRITICAL_SECONDS == 0.0   # off by default
+    assert two_jobs().critical_seconds == DEFAULT_CRITICAL_SECONDS == 0.0   # off at 600 s slots
     off = two_jobs()
     assert [critical_factor(off, j) for j in off.jobs] == [1.0, 1.0]
     on = two_jobs(critical_seconds=1200)
@@ -39,3 +46,18 @@ def test_critical_seconds_round_trips_and_is_checked():
     with pytest.raises(InvalidInstance) as err:
         two_jobs(critical_seconds=-1)
     assert str(err.value) == "instance: critical_seconds must be ≥ 0, got -1"
+
+
+def test_kappa_and_theta_left_out_take_the_defaults_of_the_slot_length():
+    """Slots of at most SHORT_SLOT_SECONDS (re-planning every minute or two): κ = 3, θ = 1200 s;
+    longer slots: κ = 1, θ off; given values (JSON or keyword) are kept either way."""
+    for slot, kappa, theta in ((60, 3.0, 1200.0), (SHORT_SLOT_SECONDS, 3.0, 1200.0),
+                               (300, 1.0, 0.0), (600, 1.0, 0.0)):
+        inst = Instance(jobs=[], capacity=[4], num_slots=1, slot_seconds=slot)
+        assert (inst.rescale_penalty, inst.critical_seconds) == (kappa, theta), slot
+        data = {"capacity": 4, "num_slots": 1, "slot_seconds": slot, "jobs": []}
+        inst = Instance.from_dict(data)
+        assert (inst.rescale_penalty, inst.critical_seconds) == (kappa, theta), slot
+        inst = Instance.from_dict({**data, "rescale_penalty": 0.5, "critical_seconds": 0})
+        assert (inst.rescale_penalty, inst.critical_seconds) == (0.5, 0.0), slot
+    assert (SHORT_SLOT_RESCALE_PENALTY, SHORT_SLOT_CRITICAL_SECONDS) == (3.0, 1200.0)

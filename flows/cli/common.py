@@ -17,7 +17,11 @@ from rich.console import Console
 from rich.table import Table
 
 from flows import defaults
-from solver.instance import DEFAULT_RESCALE_PENALTY
+from solver.instance import (
+    DEFAULT_RESCALE_PENALTY,
+    SHORT_SLOT_RESCALE_PENALTY,
+    SHORT_SLOT_SECONDS,
+)
 from solver.policies import POLICIES, SOLVERS
 from warehouse.outputs import PARTITION_VALUE
 
@@ -86,7 +90,8 @@ CooldownOpt = Annotated[float | None, typer.Option(
 RescalePenaltyOpt = Annotated[float | None, typer.Option(
     "--rescale-penalty", min=0.0, max=1e6, metavar="K",
     help=f"κ: node-slots taken off the objective for each slot in which a job changes size "
-         f"(default {DEFAULT_RESCALE_PENALTY:g}).")]
+         f"(default {SHORT_SLOT_RESCALE_PENALTY:g} with slots of at most "
+         f"{SHORT_SLOT_SECONDS:g} s, else {DEFAULT_RESCALE_PENALTY:g}).")]
 
 # the choices the solver package offers (named there, light to import)
 Policy = StrEnum("Policy", [(p, p) for p in POLICIES])
