@@ -25,7 +25,7 @@ from replay.kpis import run_kpis
 from replay.planner import PlannerPolicy
 from replay.pollux_runs import run_workload
 from solver.churn_rules import ChurnRules
-from solver.instance import default_critical_seconds, default_rescale_penalty
+from solver.instance import default_rescale_penalty
 from solver.policies import Settings
 
 # the defaults before session 10 (κ = 1, θ off), the reference every ratio is taken against
@@ -35,16 +35,15 @@ OLD = ChurnRules(rescale_penalty=1.0)
 @dataclass(frozen=True)
 class Trial:
     """A churn setting and the planner's aging rule (`replay.planner.PlannerPolicy.aging`);
-    κ and θ None: the instance's defaults for the planner's 60 s slots."""
+    κ None: the instance's default for the planner's 60 s slots."""
     churn: ChurnRules = OLD
     aging: str = "queued"
     pack: bool = False      # only sizes that pack onto 4-GPU machines
-    critical: float | None = 0.0   # θ of the critical-path factor (0: off)
+    critical: float = 0.0   # θ of the critical-path factor (0: off, the default)
 
     def label(self) -> str:
-        if self.churn == ChurnRules() and self.critical is None:
-            return (f"the defaults: κ={default_rescale_penalty(SLOT):g}, "
-                    f"θ = {default_critical_seconds(SLOT):.0f} s")
+        if self.churn == ChurnRules() and not self.critical and self.aging == "queued":
+            return f"the defaults: κ={default_rescale_penalty(SLOT):g}"
         return (self.churn.label() + (", starved aging" if self.aging == "starved" else "")
                 + (", packing sizes" if self.pack else "")
                 + (f", θ = {self.critical:.0f} s" if self.critical else ""))
@@ -73,7 +72,8 @@ SETTINGS = {
     "critical1200-kappa2": Trial(ChurnRules(rescale_penalty=2.0), critical=1200.0),
     "critical1200-cooldown300": Trial(ChurnRules(rescale_penalty=1.0, cooldown_seconds=300.0),
                                       critical=1200.0),
-    "defaults": Trial(ChurnRules(), critical=None),
+    "defaults": Trial(ChurnRules()),
+    "kappa3-critical1200": Trial(ChurnRules(rescale_penalty=3.0), critical=1200.0),
     "critical1200-kappa4": Trial(ChurnRules(rescale_penalty=4.0), critical=1200.0),
 }
 

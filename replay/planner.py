@@ -23,7 +23,7 @@ from replay.cluster import GPUS_PER_MACHINE, RESTART_SECONDS
 from replay.faithful import EngineJob, EnginePolicy, State
 from replay.pollux_physics import max_useful_gpus, remaining_seconds
 from solver.churn_rules import ChurnRules
-from solver.instance import Instance, candidate_sizes, job_from_state
+from solver.instance import DEFAULT_CRITICAL_SECONDS, Instance, candidate_sizes, job_from_state
 from solver.objective import starved_seconds
 from solver.policies import Settings, plan
 
@@ -38,7 +38,7 @@ class PlannerPolicy(EnginePolicy):
     churn: ChurnRules = field(default_factory=ChurnRules)
     aging: str = "queued"       # "queued" (queue time only) or "starved" (starved_seconds)
     pack: bool = False          # offer only sizes that pack onto the engine's machines
-    critical_seconds: float | None = None   # θ of the critical-path factor (None: by slot length)
+    critical_seconds: float = DEFAULT_CRITICAL_SECONDS   # θ of the critical-path factor
 
     def __post_init__(self):
         self.hint: dict[str, list[int]] = {}

@@ -8,7 +8,6 @@ import pytest
 
 from solver.instance import (
     DEFAULT_CRITICAL_SECONDS,
-    SHORT_SLOT_CRITICAL_SECONDS,
     SHORT_SLOT_RESCALE_PENALTY,
     SHORT_SLOT_SECONDS,
     Instance,
@@ -48,16 +47,15 @@ def test_critical_seconds_round_trips_and_is_checked():
     assert str(err.value) == "instance: critical_seconds must be ≥ 0, got -1"
 
 
-def test_kappa_and_theta_left_out_take_the_defaults_of_the_slot_length():
-    """Slots of at most SHORT_SLOT_SECONDS (re-planning every minute or two): κ = 3, θ = 1200 s;
-    longer slots: κ = 1, θ off; given values (JSON or keyword) are kept either way."""
-    for slot, kappa, theta in ((60, 3.0, 1200.0), (SHORT_SLOT_SECONDS, 3.0, 1200.0),
-                               (300, 1.0, 0.0), (600, 1.0, 0.0)):
+def test_kappa_left_out_takes_the_default_of_the_slot_length_and_theta_stays_off():
+    """Slots of at most SHORT_SLOT_SECONDS (re-planning every minute or two): κ = 3; longer
+    slots: κ = 1; θ off either way; given values (JSON or keyword) are kept."""
+    for slot, kappa in ((60, 3.0), (SHORT_SLOT_SECONDS, 3.0), (300, 1.0), (600, 1.0)):
         inst = Instance(jobs=[], capacity=[4], num_slots=1, slot_seconds=slot)
-        assert (inst.rescale_penalty, inst.critical_seconds) == (kappa, theta), slot
+        assert (inst.rescale_penalty, inst.critical_seconds) == (kappa, 0.0), slot
         data = {"capacity": 4, "num_slots": 1, "slot_seconds": slot, "jobs": []}
         inst = Instance.from_dict(data)
-        assert (inst.rescale_penalty, inst.critical_seconds) == (kappa, theta), slot
-        inst = Instance.from_dict({**data, "rescale_penalty": 0.5, "critical_seconds": 0})
-        assert (inst.rescale_penalty, inst.critical_seconds) == (0.5, 0.0), slot
-    assert (SHORT_SLOT_RESCALE_PENALTY, SHORT_SLOT_CRITICAL_SECONDS) == (3.0, 1200.0)
+        assert (inst.rescale_penalty, inst.critical_seconds) == (kappa, 0.0), slot
+        inst = Instance.from_dict({**data, "rescale_penalty": 0.5, "critical_seconds": 900})
+        assert (inst.rescale_penalty, inst.critical_seconds) == (0.5, 900.0), slot
+    assert SHORT_SLOT_RESCALE_PENALTY == 3.0
