@@ -17,7 +17,7 @@ import statistics
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import benchlib
 
@@ -42,7 +42,7 @@ class Trial:
     critical: float = 0.0   # θ of the critical-path factor (0: off, the default)
 
     def label(self) -> str:
-        if self.churn == ChurnRules() and not self.critical and self.aging == "queued":
+        if self == DEFAULTS:
             return f"the defaults: κ={default_rescale_penalty(SLOT):g}"
         return (self.churn.label() + (", starved aging" if self.aging == "starved" else "")
                 + (", packing sizes" if self.pack else "")
@@ -56,23 +56,22 @@ class Trial:
 POLLUX = benchlib.POLLUX
 RESULTS = benchlib.RESULTS / "churn.json"
 SLOT = PlannerPolicy.slot_seconds
+DEFAULTS = Trial(ChurnRules())   # κ of the instance for the planner's slots, θ off
 SETTINGS = {
     "kappa1": Trial(),
     "starved": Trial(aging="starved"),
-    "starved-budget2": Trial(ChurnRules(2, rescale_penalty=1.0), aging="starved"),
-    "starved-pack-budget2": Trial(ChurnRules(2, rescale_penalty=1.0), aging="starved",
-                                  pack=True),
-    "budget2": Trial(ChurnRules(2, rescale_penalty=1.0)),
+    "starved-budget2": Trial(replace(OLD, max_rescales=2), aging="starved"),
+    "starved-pack-budget2": Trial(replace(OLD, max_rescales=2), aging="starved", pack=True),
+    "budget2": Trial(replace(OLD, max_rescales=2)),
     "pack": Trial(pack=True),
-    "cooldown600": Trial(ChurnRules(cooldown_seconds=600.0, rescale_penalty=1.0)),
+    "cooldown600": Trial(replace(OLD, cooldown_seconds=600.0)),
     "kappa0": Trial(ChurnRules(rescale_penalty=0.0)),
     "critical1200": Trial(critical=1200.0),
     "critical1200-starved": Trial(aging="starved", critical=1200.0),
     "critical3600": Trial(critical=3600.0),
     "critical1200-kappa2": Trial(ChurnRules(rescale_penalty=2.0), critical=1200.0),
-    "critical1200-cooldown300": Trial(ChurnRules(rescale_penalty=1.0, cooldown_seconds=300.0),
-                                      critical=1200.0),
-    "defaults": Trial(ChurnRules()),
+    "critical1200-cooldown300": Trial(replace(OLD, cooldown_seconds=300.0), critical=1200.0),
+    "defaults": DEFAULTS,
     "kappa3-critical1200": Trial(ChurnRules(rescale_penalty=3.0), critical=1200.0),
     "critical1200-kappa4": Trial(ChurnRules(rescale_penalty=4.0), critical=1200.0),
 }

@@ -28,7 +28,7 @@ def two_jobs(**rules) -> Instance:
 
 
 def test_the_factor_is_one_plus_the_fastest_remaining_time_over_theta():
-    assert two_jobs().critical_seconds == DEFAULT_CRITICAL_SECONDS == 0.0   # off at 600 s slots
+    assert two_jobs().critical_seconds == DEFAULT_CRITICAL_SECONDS == 0.0   # off by default
     off = two_jobs()
     assert [critical_factor(off, j) for j in off.jobs] == [1.0, 1.0]
     on = two_jobs(critical_seconds=1200)
