@@ -337,7 +337,7 @@ def _faithful_policies(by: dict, ks: list[int], time_limit: float) -> list[str]:
                   f"**{mip:,.0f} s** (≤ 2,751, Pollux's published average); rescales per job "
                   f"**{per_job:.2f}** (≤ 1.0). The MIP runs the instance defaults of "
                   "docs/model.md for its 60 s slots (progress exponent, aging, rescale "
-                  "penalty: \"Defaults by slot length\"; θ off)."]
+                  "penalty, critical-path factor of running jobs: \"Defaults by slot length\")."]
     return [*lines, ""]
 
 

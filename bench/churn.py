@@ -25,7 +25,7 @@ from replay.kpis import run_kpis
 from replay.planner import PlannerPolicy
 from replay.pollux_runs import run_workload
 from solver.churn_rules import ChurnRules
-from solver.instance import default_rescale_penalty
+from solver.instance import default_critical_seconds, default_rescale_penalty
 from solver.policies import Settings
 
 # the defaults before session 10 (κ = 1, θ off), the reference every ratio is taken against
@@ -35,15 +35,16 @@ OLD = ChurnRules(rescale_penalty=1.0)
 @dataclass(frozen=True)
 class Trial:
     """A churn setting and the planner's aging rule (`replay.planner.PlannerPolicy.aging`);
-    κ None: the instance's default for the planner's 60 s slots."""
+    κ and θ None: the instance's defaults for the planner's 60 s slots."""
     churn: ChurnRules = OLD
     aging: str = "queued"
     pack: bool = False      # only sizes that pack onto 4-GPU machines
-    critical: float = 0.0   # θ of the critical-path factor (0: off, the default)
+    critical: float | None = 0.0   # θ of the critical-path factor (0: off)
 
     def label(self) -> str:
         if self == DEFAULTS:
-            return f"the defaults: κ={default_rescale_penalty(SLOT):g}"
+            return (f"the defaults: κ={default_rescale_penalty(SLOT):g}, "
+                    f"θ = {default_critical_seconds(SLOT):.0f} s")
         return (self.churn.label() + (", starved aging" if self.aging == "starved" else "")
                 + (", packing sizes" if self.pack else "")
                 + (f", θ = {self.critical:.0f} s" if self.critical else ""))
@@ -56,7 +57,7 @@ class Trial:
 POLLUX = benchlib.POLLUX
 RESULTS = benchlib.RESULTS / "churn.json"
 SLOT = PlannerPolicy.slot_seconds
-DEFAULTS = Trial(ChurnRules())   # κ of the instance for the planner's slots, θ off
+DEFAULTS = Trial(ChurnRules(), critical=None)   # κ and θ of the instance for 60 s slots
 SETTINGS = {
     "kappa1": Trial(),
     "starved": Trial(aging="starved"),
@@ -72,7 +73,7 @@ SETTINGS = {
     "critical1200-kappa2": Trial(ChurnRules(rescale_penalty=2.0), critical=1200.0),
     "critical1200-cooldown300": Trial(replace(OLD, cooldown_seconds=300.0), critical=1200.0),
     "defaults": DEFAULTS,
-    "kappa3-critical1200": Trial(ChurnRules(rescale_penalty=3.0), critical=1200.0),
+    "kappa3": Trial(ChurnRules(rescale_penalty=3.0)),
     "critical1200-kappa4": Trial(ChurnRules(rescale_penalty=4.0), critical=1200.0),
 }
 

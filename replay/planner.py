@@ -8,11 +8,11 @@ Optimus+Oracle); the range is [1, B // smallest per-GPU batch] (or the job's own
 time queued before the first start (`aging="starved"`: the time it has waited for its requested
 size, `solver.objective.starved_seconds`, age less attained GPU-seconds ÷ request, so a running
 job held below its request keeps aging; measured in docs/model.md, not the default;
-`critical_seconds` sets θ of `solver.objective.critical_factor`); a restart costs the engine's
-30 s; the time since its size last changed comes from the engine's history
-(`EngineJob.last_resize`), for the churn rules `churn`. The plan's first-slot counts go back
-to the engine, which places them best-fit (`replay.cluster`); the rest of the plan is the next
-decision's warm start.
+`critical_seconds` sets θ of `solver.objective.critical_factor`, None the instance default for
+the planner's slots); a restart costs the engine's 30 s; the time since its size last changed
+comes from the engine's history (`EngineJob.last_resize`), for the churn rules `churn`. The
+plan's first-slot counts go back to the engine, which places them best-fit (`replay.cluster`);
+the rest of the plan is the next decision's warm start.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from replay.cluster import GPUS_PER_MACHINE, RESTART_SECONDS
 from replay.faithful import EngineJob, EnginePolicy, State
 from replay.pollux_physics import max_useful_gpus, remaining_seconds
 from solver.churn_rules import ChurnRules
-from solver.instance import DEFAULT_CRITICAL_SECONDS, Instance, candidate_sizes, job_from_state
+from solver.instance import Instance, candidate_sizes, job_from_state
 from solver.objective import starved_seconds
 from solver.policies import Settings, plan
 
@@ -38,7 +38,7 @@ class PlannerPolicy(EnginePolicy):
     churn: ChurnRules = field(default_factory=ChurnRules)
     aging: str = "queued"       # "queued" (queue time only) or "starved" (starved_seconds)
     pack: bool = False          # offer only sizes that pack onto the engine's machines
-    critical_seconds: float = DEFAULT_CRITICAL_SECONDS   # θ of the critical-path factor
+    critical_seconds: float | None = None   # θ of the critical-path factor (None: by slot)
 
     def __post_init__(self):
         self.hint: dict[str, list[int]] = {}

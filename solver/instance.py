@@ -21,19 +21,28 @@ DEFAULT_TIME_LIMIT = 10.0        # seconds a decision may take unless its caller
 # length: re-planning every minute or two, slots of at most SHORT_SLOT_SECONDS, the faithful
 # Pollux replay measured κ = 3 best, a quarter fewer rescales at no cost in JCT; with the windowed
 # replay's 5- and 10-minute slots κ = 3 cost JCT and solver time, so κ = 1 stays there), θ of the
-# critical-path factor 1 + T_j/θ (0: off; docs/model.md, "Defaults by slot length")
+# critical-path factor 1 + T_j/θ of running jobs (0: off; on at 1,200 s with slots of at most
+# SHORT_SLOT_SECONDS, where it brought rescales under one per job and shortened mean JCT; off
+# with longer slots, where it cost JCT and solver time; docs/model.md, "Defaults by slot length")
 DEFAULT_PROGRESS_EXPONENT = 1.5
 DEFAULT_AGING_SECONDS = 900.0
 DEFAULT_RESCALE_PENALTY = 1.0        # κ, slots longer than SHORT_SLOT_SECONDS
 SHORT_SLOT_SECONDS = 120.0
 SHORT_SLOT_RESCALE_PENALTY = 3.0     # κ, slots of at most SHORT_SLOT_SECONDS
-DEFAULT_CRITICAL_SECONDS = 0.0       # θ of the critical-path factor (0: off)
+DEFAULT_CRITICAL_SECONDS = 0.0       # θ, slots longer than SHORT_SLOT_SECONDS (0: off)
+SHORT_SLOT_CRITICAL_SECONDS = 1200.0  # θ, slots of at most SHORT_SLOT_SECONDS
 
 
 def default_rescale_penalty(slot_seconds: float) -> float:
     """κ for an instance whose caller left it out (see the defaults above)."""
     return (SHORT_SLOT_RESCALE_PENALTY if slot_seconds <= SHORT_SLOT_SECONDS
             else DEFAULT_RESCALE_PENALTY)
+
+
+def default_critical_seconds(slot_seconds: float) -> float:
+    """θ for an instance whose caller left it out (see the defaults above)."""
+    return (SHORT_SLOT_CRITICAL_SECONDS if slot_seconds <= SHORT_SLOT_SECONDS
+            else DEFAULT_CRITICAL_SECONDS)
 
 
 def candidate_sizes(lo: int, hi: int, *extra: int, per_machine: int | None = None
@@ -114,15 +123,17 @@ class Instance:
     window_start: str | None = None
     progress_exponent: float = DEFAULT_PROGRESS_EXPONENT   # α
     rescale_penalty: float | None = None    # κ (None: the default for the slot length)
-    critical_seconds: float = DEFAULT_CRITICAL_SECONDS     # θ (objective.critical_factor)
+    critical_seconds: float | None = None   # θ (None: the default for the slot length)
     max_rescales: int | None = None       # running jobs that may change size in slot 0
     cooldown_seconds: float | None = None  # a job resized less long ago keeps its size
     quotas: dict[str, TenantQuota] = field(default_factory=dict)   # tenant → quota (§4.2)
 
     def __post_init__(self) -> None:
-        """κ left out (None) takes the default for the instance's slot length."""
+        """κ and θ left out (None) take the defaults for the instance's slot length."""
         if self.rescale_penalty is None:
             self.rescale_penalty = default_rescale_penalty(self.slot_seconds)
+        if self.critical_seconds is None:
+            self.critical_seconds = default_critical_seconds(self.slot_seconds)
 
     @property
     def T(self) -> int:  # noqa: N802 - the model's notation
@@ -253,8 +264,7 @@ def _rules(data: dict[str, Any]) -> dict[str, Any]:
     budget = data.get("max_rescales")
     return {"progress_exponent": alpha,
             "rescale_penalty": _optional(data, "rescale_penalty", w),
-            "critical_seconds": _num(data.get("critical_seconds", DEFAULT_CRITICAL_SECONDS), w,
-                                     "critical_seconds", nonneg=True),
+            "critical_seconds": _optional(data, "critical_seconds", w),
             "max_rescales": None if budget is None else _int(budget, w, "max_rescales", low=0),
             "cooldown_seconds": _optional(data, "cooldown_seconds", w)}
 

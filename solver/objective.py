@@ -54,12 +54,15 @@ def coefficients(inst: Instance) -> Coefficients:
 
 
 def critical_factor(inst: Instance, job: Job) -> float:
-    """1 + T_j/θ, θ = `critical_seconds` (0: the factor is 1), T_j = the job's remaining work
-    at its fastest allowed size, in seconds. Work done now shortens a job that can never run
-    faster than T_j by up to a second per second, however idle the cluster is later; a job that
-    can run far faster catches up then. So a long job whose speed-up tops out early (yolov3 at
-    2.9x on 4 GPUs) is not left at 1 GPU while short, widely parallel jobs come and go."""
-    if not inst.critical_seconds or not job.allowed:
+    """1 + T_j/θ for a running job, θ = `critical_seconds` (0: the factor is 1), T_j = its
+    remaining work at its fastest allowed size, in seconds; 1 for a queued job. Work done now
+    shortens a job that can never run faster than T_j by up to a second per second, however idle
+    the cluster is later; a job that can run far faster catches up then. So a long running job
+    whose speed-up tops out early (yolov3 at 2.9x on 4 GPUs) is not held at 1 GPU while short,
+    widely parallel jobs come and go. A queued job competes on its aging alone: raising long
+    queued jobs too let them take the cluster ahead of short ones wherever jobs queue
+    (docs/model.md, "Defaults by slot length")."""
+    if not inst.critical_seconds or not job.allowed or job.current_nodes <= 0:
         return 1.0
     fastest = max(job.rate(n) for n in job.allowed)
     return 1.0 + job.remaining_work / fastest / inst.critical_seconds if fastest > 0 else 1.0
