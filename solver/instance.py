@@ -33,16 +33,20 @@ DEFAULT_CRITICAL_SECONDS = 0.0       # θ, slots longer than SHORT_SLOT_SECONDS 
 SHORT_SLOT_CRITICAL_SECONDS = 1200.0  # θ, slots of at most SHORT_SLOT_SECONDS
 
 
+def _short_slots(slot_seconds: float) -> bool:
+    """Slots of at most SHORT_SLOT_SECONDS (a scheduler that re-plans every minute or two): the
+    one rule that picks between the two sets of defaults above."""
+    return slot_seconds <= SHORT_SLOT_SECONDS
+
+
 def default_rescale_penalty(slot_seconds: float) -> float:
     """κ for an instance whose caller left it out (see the defaults above)."""
-    return (SHORT_SLOT_RESCALE_PENALTY if slot_seconds <= SHORT_SLOT_SECONDS
-            else DEFAULT_RESCALE_PENALTY)
+    return SHORT_SLOT_RESCALE_PENALTY if _short_slots(slot_seconds) else DEFAULT_RESCALE_PENALTY
 
 
 def default_critical_seconds(slot_seconds: float) -> float:
     """θ for an instance whose caller left it out (see the defaults above)."""
-    return (SHORT_SLOT_CRITICAL_SECONDS if slot_seconds <= SHORT_SLOT_SECONDS
-            else DEFAULT_CRITICAL_SECONDS)
+    return SHORT_SLOT_CRITICAL_SECONDS if _short_slots(slot_seconds) else DEFAULT_CRITICAL_SECONDS
 
 
 def candidate_sizes(lo: int, hi: int, *extra: int, per_machine: int | None = None
