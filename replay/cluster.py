@@ -8,11 +8,13 @@ restart) and place every other job anew:
   machine with the most free GPUs (lowest index on ties);
 - `best_fit` (our planner; the spike found it spreads jobs less): jobs by count descending,
   whole free machines per 4 GPUs, the rest on the machine with the least room that holds it.
+Kept on its machines, a job stays spread over more machines than its GPUs need after the jobs
+around it leave; `repack` moves such jobs (our planner, when the move pays for its restart).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 MACHINES = 16
 GPUS_PER_MACHINE = 4
@@ -98,4 +100,25 @@ def place_counts(counts: Mapping[str, int], prev: Mapping[str, Allocation], rule
     for k in sorted(counts, key=lambda k: counts[k], reverse=largest_first):
         if counts[k] > 0 and k not in out:
             out[k] = take(free, counts[k])
+    return out
+
+
+def spread(alloc: Allocation, per: int = GPUS_PER_MACHINE) -> bool:
+    """Whether an allocation spans more machines than its GPUs need."""
+    return len(to_placement(alloc)) > len(packed(len(alloc), per))
+
+
+def repack(allocs: Mapping[str, Allocation],
+           worth: Callable[[str, Allocation, Allocation], bool],
+           machines: int = MACHINES, per: int = GPUS_PER_MACHINE) -> dict[str, Allocation]:
+    """Each spread job (largest first) moves to the best-fit allocation of the GPUs free around
+    it when that spans fewer machines and `worth(job, allocation now, new allocation)`."""
+    out = {k: list(v) for k, v in allocs.items()}
+    for k in sorted(out, key=lambda k: (-len(out[k]), k)):
+        if not spread(out[k], per):
+            continue
+        free = free_gpus({q: v for q, v in out.items() if q != k}, machines, per)
+        new = take_best_fit(free, len(out[k]), per)
+        if len(to_placement(new)) < len(to_placement(out[k])) and worth(k, out[k], new):
+            out[k] = new
     return out

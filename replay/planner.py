@@ -11,17 +11,27 @@ job held below its request keeps aging; measured in docs/model.md, not the defau
 `critical_seconds` sets θ of `solver.objective.critical_factor`, None the instance default for
 the planner's slots); a restart costs the engine's 30 s; the time since its size last changed
 comes from the engine's history (`EngineJob.last_resize`), for the churn rules `churn`. The
-plan's first-slot counts go back to the engine, which places them best-fit (`replay.cluster`);
-the rest of the plan is the next decision's warm start.
+plan's first-slot counts are placed best-fit (`replay.cluster`), a job whose count is unchanged
+on its machines; then a job spread over more machines than its GPUs need moves to fewer when
+the time that saves on the rest of its work (at the engine's step times for both placements)
+exceeds its 30 s restart (`repack`; a job placed anew this decision moves whenever it gains).
+The rest of the plan is the next decision's warm start.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from replay.cluster import GPUS_PER_MACHINE, RESTART_SECONDS
+from replay.cluster import (
+    GPUS_PER_MACHINE,
+    RESTART_SECONDS,
+    Allocation,
+    place_counts,
+    repack,
+    to_placement,
+)
 from replay.faithful import EngineJob, EnginePolicy, State
-from replay.pollux_physics import max_useful_gpus, remaining_seconds
+from replay.pollux_physics import max_useful_gpus, placement_slowdown, remaining_seconds
 from solver.churn_rules import ChurnRules
 from solver.instance import Instance, candidate_sizes, job_from_state
 from solver.objective import starved_seconds
@@ -39,6 +49,7 @@ class PlannerPolicy(EnginePolicy):
     aging: str = "queued"       # "queued" (queue time only) or "starved" (starved_seconds)
     pack: bool = False          # offer only sizes that pack onto the engine's machines
     critical_seconds: float | None = None   # θ of the critical-path factor (None: by slot)
+    repack: bool = True         # move spread jobs to fewer machines when it pays (docstring)
 
     def __post_init__(self):
         self.hint: dict[str, list[int]] = {}
@@ -73,7 +84,7 @@ class PlannerPolicy(EnginePolicy):
             return t - j.spec.submit if j.first_start is None else 0.0
         return starved_seconds(t - j.spec.submit, j.attained, requested)
 
-    def decide(self, state: State) -> dict[str, int]:
+    def decide(self, state: State) -> dict[str, int] | dict[str, Allocation]:
         jobs = [self.solver_job(j, len(state.allocations.get(j.name, [])), state.time)
                 for j in state.jobs]
         inst = Instance(jobs=jobs, capacity=[state.gpus] * self.num_slots,
@@ -82,4 +93,22 @@ class PlannerPolicy(EnginePolicy):
         p = plan(inst, self.name, self.settings, hint=self.hint, prices=False)
         rows = p.nodes_by_job()
         self.hint = {k: list(v[1:]) for k, v in rows.items()}
-        return {k: int(v[0]) for k, v in rows.items()}
+        counts = {k: int(v[0]) for k, v in rows.items()}
+        return self.place(counts, state) if self.repack else counts
+
+    def place(self, counts: dict[str, int], state: State) -> dict[str, Allocation]:
+        """The counts placed best-fit, then the spread jobs repacked where it pays."""
+        allocs = place_counts(counts, state.allocations, self.placement,
+                              machines=state.machines, per=state.per_machine)
+        jobs = {j.name: j for j in state.jobs}
+
+        def worth(name: str, now: Allocation, new: Allocation) -> bool:
+            j = jobs[name]
+            m, batch = j.model, j.spec.batch_size
+            left = remaining_seconds(m, batch, len(now), j.epoch, j.progress) or 0.0
+            saved = left * (placement_slowdown(m, batch, to_placement(now))
+                            - placement_slowdown(m, batch, to_placement(new)))
+            kept = now == state.allocations.get(name)
+            return saved > (RESTART_SECONDS if kept else 0.0)
+
+        return repack(allocs, worth, state.machines, state.per_machine)

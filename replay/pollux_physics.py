@@ -151,6 +151,17 @@ def job_rate(m: Model, batch_size: int, placement: Placement, epoch: int = 0) ->
     return Rate(m.gain(trained, min(epoch, m.max_epochs - 1)) / it_s, it_s, trained)
 
 
+def placement_slowdown(m: Model, batch_size: int, placement: Placement) -> float:
+    """How many times longer a fixed-batch job's iterations take at `placement` than packed
+    on as few machines as its GPUs need (1.0 when packed). The trained batch, and so the
+    progress an iteration makes, is the same at both."""
+    placement = tuple(p for p in placement if p)
+    n = sum(placement)
+    atomic, accum = batch_config(m, batch_size, n)
+    return (iteration_seconds(m, placement, atomic, accum)
+            / iteration_seconds(m, packed(n), atomic, accum))
+
+
 @cache
 def epoch_seconds(m: Model, batch_size: int, gpus: int) -> tuple[float, ...] | None:
     """Seconds each epoch takes on `gpus` GPUs packed (None: no step time there)."""

@@ -185,7 +185,8 @@ class Recording(PlannerPolicy):
     def decide(self, state):
         new = super().decide(state)
         self.log.append((state.time, {j.name: len(state.allocations.get(j.name, []))
-                                      for j in state.jobs}, dict(new)))
+                                      for j in state.jobs},
+                         {k: v if isinstance(v, int) else len(v) for k, v in new.items()}))
         return new
 
 

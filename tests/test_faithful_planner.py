@@ -1,13 +1,15 @@
 """The faithful planner's rules of issue 13: the objective ages a job for the time it waited for
 its requested size (`solver.objective.starved_seconds`), running below its request included, so
-a long job held at 1 GPU is not starved; sizes that pack onto 4-GPU machines. Hand-computed
-2–3 job cases."""
+a long job held at 1 GPU is not starved; sizes that pack onto 4-GPU machines. A spread job
+is repacked onto fewer machines when that saves more than its restart. Hand-computed 2–3 job
+cases."""
 
 import pytest
 
-from replay.faithful import EngineJob, PolluxJob
+from replay.cluster import repack, spread
+from replay.faithful import EngineJob, PolluxJob, State
 from replay.planner import PlannerPolicy
-from replay.pollux_physics import load_model
+from replay.pollux_physics import load_model, placement_slowdown
 from solver.instance import Instance, Job, candidate_sizes
 from solver.objective import coefficients, starved_seconds
 from tests.test_engine_faithful import POLLUX, toy
@@ -68,3 +70,27 @@ def test_the_planner_offers_packing_sizes_only_when_asked():
     assert PlannerPolicy("mip", pack=True).solver_job(j, 0, 60.0).allowed == [1, 2, 3, 4]
     j = EngineJob(PolluxJob("b", 0.0, "cifar10", 2, 128), j.model)
     assert PlannerPolicy("mip", pack=True).solver_job(j, 0, 60.0).allowed == [1, 2, 4]
+
+
+def test_repack_moves_a_spread_job_to_fewer_machines_when_worth_it():
+    # a's 4 GPUs span machines 0 and 1 (b has the rest of 0); without a, machine 1 is whole
+    # again: a moves onto it if worth it
+    allocs = {"a": [0, 0, 1, 1], "b": [0, 0]}
+    assert repack(allocs, lambda *_: True, machines=3)["a"] == [1, 1, 1, 1]
+    assert repack(allocs, lambda *_: False, machines=3)["a"] == [0, 0, 1, 1]
+    # no machine would have 4 free GPUs without a: it stays (b and c fill the other halves)
+    crowded = {"a": [0, 0, 1, 1], "b": [0, 0, 2, 2], "c": [1, 1, 2, 2]}
+    assert repack(crowded, lambda *_: True, machines=3)["a"] == [0, 0, 1, 1]
+    assert spread([0, 1]) and not spread([3, 3]) and not spread([0, 0, 0, 0, 1])
+
+
+@pytest.mark.parametrize(("epochs", "moves"), [(2, False), (10, True)])
+def test_the_planner_repacks_when_the_time_saved_exceeds_a_restart(epochs, moves):
+    # toy: 2 GPUs at batch 32 (16 per GPU) step in 2 s on one machine, 3 s on two; an epoch is
+    # 10 iterations. 2 epochs left: 40 s packed, 60 s spread, saves 20 s < the 30 s restart;
+    # 10 epochs: saves 100 s
+    j = EngineJob(PolluxJob("a", 0.0, "toy", 2, 32), toy(epochs=epochs))
+    state = State(600.0, [j], {"a": [0, 1]}, machines=2, per_machine=2)
+    assert placement_slowdown(j.model, 32, (1, 1)) == pytest.approx(1.5)
+    got = PlannerPolicy("mip").place({"a": 2}, state)["a"]
+    assert got == ([0, 0] if moves else [0, 1])
