@@ -25,6 +25,7 @@ from flows import defaults
 from flows.usecases.runs import backtest, replay_config
 from replay.faithful import FaithfulResult
 from replay.kpis import run_kpis
+from replay.planner import PlannerPolicy
 from replay.pollux_runs import run_workload
 from solver.policies import Settings
 from sources.importers import import_pollux
@@ -308,7 +309,8 @@ def _faithful_policies(by: dict, ks: list[int], time_limit: float) -> list[str]:
     policies = [p for p in ("mip", "tiresias", "optimus-oracle", "optimus", "greedy", "fifo")
                 if any((k, p) in by for k in ks)]
     lines = ["## Every policy in the faithful replay", "",
-             f"Ours plan every 60 s over 6 slots of 60 s (MIP time limit {time_limit} s a "
+             f"Ours plan every 60 s over {PlannerPolicy.num_slots} slots of "
+             f"{PlannerPolicy.slot_seconds:.0f} s (MIP time limit {time_limit} s a "
              "decision) from the true curves; their counts are placed best-fit, and a job "
              "spread over more machines than it needs moves to fewer when that saves more "
              "than its restart (`replay.cluster.repack`). The artifact's baselines place "
@@ -338,7 +340,8 @@ def _faithful_policies(by: dict, ks: list[int], time_limit: float) -> list[str]:
         lines += ["", f"Issue 13 targets: MIP / Tiresias **{mip / tir:.2f}** (≤ 0.8); MIP "
                   f"**{mip:,.0f} s** (≤ 2,751, Pollux's published average); rescales per job "
                   f"**{per_job:.2f}** (≤ 1.0). The MIP runs the instance defaults of "
-                  "docs/model.md for its 60 s slots (progress exponent, aging, rescale "
+                  f"docs/model.md for its {PlannerPolicy.slot_seconds:.0f} s slots (progress "
+                  "exponent, aging, rescale "
                   "penalty, critical-path factor of running jobs: \"Defaults by slot length\")."]
     return [*lines, ""]
 
