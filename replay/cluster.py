@@ -103,9 +103,9 @@ def place_counts(counts: Mapping[str, int], prev: Mapping[str, Allocation], rule
     return out
 
 
-def spread(alloc: Allocation, per: int = GPUS_PER_MACHINE) -> bool:
-    """Whether an allocation spans more machines than its GPUs need."""
-    return len(to_placement(alloc)) > len(packed(len(alloc), per))
+def spread(placement: Placement, per: int = GPUS_PER_MACHINE) -> bool:
+    """Whether a placement spans more machines than its GPUs need."""
+    return len(placement) > len(packed(sum(placement), per))
 
 
 def repack(allocs: Mapping[str, Allocation],
@@ -115,7 +115,7 @@ def repack(allocs: Mapping[str, Allocation],
     it when that spans fewer machines and `worth(job, allocation now, new allocation)`."""
     out = {k: list(v) for k, v in allocs.items()}
     for k in sorted(out, key=lambda k: (-len(out[k]), k)):
-        if not spread(out[k], per):
+        if not spread(to_placement(out[k]), per):
             continue
         free = free_gpus({q: v for q, v in out.items() if q != k}, machines, per)
         new = take_best_fit(free, len(out[k]), per)

@@ -34,8 +34,8 @@ from replay.cluster import (
     Allocation,
     Placement,
     free_gpus,
-    packed,
     place_counts,
+    spread,
     to_placement,
 )
 from replay.engine import JobState, ReplayResult, WindowRecord
@@ -93,7 +93,7 @@ class EngineJob:
         self.atomic, self.accum = batch_config(self.model, self.spec.batch_size, n)
         self.restart_left = RESTART_SECONDS
         self.starts += 1
-        self.spread_starts += len(placement) > len(packed(n))
+        self.spread_starts += spread(placement)
         if self.first_start is None:
             self.first_start = t
 

@@ -11,8 +11,8 @@ job held below its request keeps aging; measured in docs/model.md, not the defau
 `critical_seconds` sets θ of `solver.objective.critical_factor`, None the instance default for
 the planner's slots); a restart costs the engine's 30 s; the time since its size last changed
 comes from the engine's history (`EngineJob.last_resize`), for the churn rules `churn`. The
-plan's first-slot counts are placed best-fit (`replay.cluster`), a job whose count is unchanged
-on its machines; then a job spread over more machines than its GPUs need moves to fewer when
+plan's first-slot counts are placed best-fit (`replay.cluster`; a job whose count is unchanged
+stays on its machines); then a job spread over more machines than its GPUs need moves to fewer when
 the time that saves on the rest of its work (at the engine's step times for both placements)
 exceeds its 30 s restart (`repack`; a job placed anew this decision moves whenever it gains).
 The rest of the plan is the next decision's warm start. The plan looks 12 minutes ahead in
