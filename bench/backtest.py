@@ -19,7 +19,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-from benchlib import POLLUX, RESULTS, write_section
+from benchlib import POLLUX, RESULTS, planner_settings, write_section
 
 from flows import defaults
 from flows.usecases.runs import backtest, replay_config
@@ -27,7 +27,6 @@ from replay.faithful import FaithfulResult
 from replay.kpis import run_kpis
 from replay.planner import PlannerPolicy
 from replay.pollux_runs import run_workload
-from solver.policies import Settings
 from sources.importers import import_pollux
 
 POLICIES = ("mip", "optimus", "greedy", "fifo")
@@ -230,7 +229,7 @@ PUBLISHED = {"optimus-oracle": 1, "tiresias": 2}   # column of REFERENCE
 
 
 def faithful_one(k: int, policy: str, time_limit: float) -> dict:
-    options = {} if policy in PUBLISHED else {"settings": Settings(time_limit=time_limit)}
+    options = {} if policy in PUBLISHED else {"settings": planner_settings(time_limit)}
     start = time.perf_counter()
     r: FaithfulResult = run_workload(POLLUX / "workloads" / f"workload-{k}.csv",
                                      POLLUX / "traces", policy, **options)
@@ -311,7 +310,8 @@ def _faithful_policies(by: dict, ks: list[int], time_limit: float) -> list[str]:
     lines = ["## Every policy in the faithful replay", "",
              f"Ours plan every 60 s over {PlannerPolicy.num_slots} slots of "
              f"{PlannerPolicy.slot_seconds:.0f} s (MIP time limit {time_limit} s a "
-             "decision) from the true curves; their counts are placed best-fit, and a job "
+             f"decision, gap {defaults.REPLAY_GAP:.1%}) from the true curves; their counts "
+             "are placed best-fit, and a job "
              "spread over more machines than it needs moves to fewer when that saves more "
              "than its restart (`replay.cluster.repack`). The artifact's baselines place "
              "most-free-first.", "",

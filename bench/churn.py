@@ -26,7 +26,6 @@ from replay.planner import PlannerPolicy
 from replay.pollux_runs import run_workload
 from solver.churn_rules import ChurnRules
 from solver.instance import default_critical_seconds, default_rescale_penalty
-from solver.policies import Settings
 
 # the defaults before session 10 (κ = 1, θ off), the reference every ratio is taken against
 OLD = ChurnRules(rescale_penalty=1.0)
@@ -81,7 +80,7 @@ SETTINGS = {
 def one(k: int, setting: str, time_limit: float, command: str) -> dict:
     start = time.perf_counter()
     r = run_workload(POLLUX / "workloads" / f"workload-{k}.csv", POLLUX / "traces", "mip",
-                     settings=Settings(time_limit=time_limit), **SETTINGS[setting].options())
+                     settings=benchlib.planner_settings(time_limit), **SETTINGS[setting].options())
     kpis = run_kpis(r)
     return {"workload": k, "setting": setting, "label": SETTINGS[setting].label(),
             "load_1min": os.getloadavg()[0],

@@ -25,10 +25,10 @@ from pathlib import Path
 import benchlib
 
 import replay.planner  # noqa: F401 - loaded before the workers fork: one code version
+from flows import defaults
 from replay.kpis import run_kpis
 from replay.pollux_physics import epoch_seconds, load_model
 from replay.pollux_runs import BASELINES, replay_imported
-from solver.policies import Settings
 from sources.importers import import_pollux, parse_elastic_range
 from sources.pollux import read_pollux_jobs
 
@@ -69,7 +69,7 @@ def efficiency_bound(k: int) -> dict:
 
 def one(k: int, policy: str, time_limit: float) -> dict:
     """Workload k imported with the elastic range, replayed faithfully under `policy`."""
-    options = {} if policy in BASELINES else {"settings": Settings(time_limit=time_limit)}
+    options = {} if policy in BASELINES else {"settings": benchlib.planner_settings(time_limit)}
     with tempfile.TemporaryDirectory() as tmp:
         truth = _imported(k, tmp)
         start = time.perf_counter()
@@ -163,7 +163,8 @@ def render(runs: list[dict]) -> list[str]:
         f"--time-limit {limit}`. Each normal-load workload is imported with `etplan import "
         f"pollux --elastic-range {RANGE}` (each job may run on [⌈0.5·req⌉, min(⌊2·req⌋, "
         "largest measured size)] GPUs) and replayed in the faithful replay (64 GPUs, a "
-        f"decision every 60 s, MIP time limit {limit} s a decision). `greedy` is the "
+        f"decision every 60 s, MIP time limit {limit} s a decision, gap "
+        f"{defaults.REPLAY_GAP:.1%}). `greedy` is the "
         "paper's benchmark (never scales down); `greedy-elastic` the greedy an elastic "
         "platform runs (DESIGN §6); `tiresias` runs at requested sizes. GPU efficiency is "
         "DESIGN §7's `gpu_efficiency` (the paper's training efficiency). Wall s: one "
