@@ -18,12 +18,12 @@ RESULTS = BENCH / "results"
 RESULTS_DOC = BENCH.parent / "docs" / "results.md"
 
 
-def planner_settings(time_limit: float):
+def planner_settings(time_limit: float, preemption: bool = False):
     """Our planners' solver settings in a faithful replay: `time_limit` a decision and the gap
     every replay uses (flows.defaults.REPLAY_GAP), as `etplan backtest` passes them."""
     from flows.usecases.runs import replay_config
 
-    return replay_config(time_limit=time_limit).settings
+    return replay_config(time_limit=time_limit, preemption=preemption).settings
 
 
 def write_section(name: str, lines: list[str], doc: Path = RESULTS_DOC) -> None:

@@ -3,11 +3,12 @@ requested size and the MIP is compared with greedy allocators on mean queueing a
 efficiency (`gpu_efficiency`, DESIGN §7), in the faithful replay.
 
 Each of the 8 normal-load Pollux workloads is imported with `--elastic-range 0.5,2` (each job's
-range [⌈0.5·req⌉, min(⌊2·req⌋, largest measured size)]) and replayed under `mip`, `greedy` (the
-paper's benchmark), `greedy-elastic` (DESIGN §6) and `tiresias` (the strongest outside
-baseline, at requested sizes). Results are kept per (workload, policy) in
-bench/results/elastic.json as they finish; the section of docs/results.md between its markers
-is rewritten from that file.
+range [⌈0.5·req⌉, min(⌊2·req⌋, largest measured size)]) and replayed under `mip`,
+`mip-preemptive` (the same planner allowed to stop running jobs: Settings.preemption, `etplan
+backtest --preemption`), `greedy` (the paper's benchmark), `greedy-elastic` (DESIGN §6) and
+`tiresias` (the strongest outside baseline, at requested sizes). Results are kept per
+(workload, policy) in bench/results/elastic.json as they finish; the section of
+docs/results.md between its markers is rewritten from that file.
 Run: `nice -n 10 .venv/bin/python bench/elastic.py [--workloads 1,6] [--processes 2]
 [--time-limit 0.3]`; `--render-only` rewrites the section from the JSON.
 """
@@ -34,7 +35,8 @@ from sources.pollux import read_pollux_jobs
 
 POLLUX = benchlib.POLLUX
 RESULTS = benchlib.RESULTS / "elastic.json"
-POLICIES = ("mip", "greedy", "greedy-elastic", "tiresias")
+POLICIES = ("mip", "mip-preemptive", "greedy", "greedy-elastic", "tiresias")
+OURS = ("mip", "mip-preemptive")   # the MIP without and with preemption (--preemption)
 BOUND = "bound"    # the rows of efficiency_bound, beside the policies' in the JSON
 RANGE = "0.5,2"
 KEYS = ("mean_queue_s", "gpu_efficiency", "mean_jct_s", "rescales_per_job", "unschedulable")
@@ -69,11 +71,12 @@ def efficiency_bound(k: int) -> dict:
 
 def one(k: int, policy: str, time_limit: float) -> dict:
     """Workload k imported with the elastic range, replayed faithfully under `policy`."""
-    options = {} if policy in BASELINES else {"settings": benchlib.planner_settings(time_limit)}
+    options = {} if policy in BASELINES else {"settings": benchlib.planner_settings(
+        time_limit, preemption=policy == "mip-preemptive")}
     with tempfile.TemporaryDirectory() as tmp:
         truth = _imported(k, tmp)
         start = time.perf_counter()
-        result = replay_imported(truth, policy, **options)
+        result = replay_imported(truth, "mip" if policy in OURS else policy, **options)
         wall = time.perf_counter() - start
     kpis = run_kpis(result)
     return {"workload": k, "policy": policy, "wall_s": wall, "time_limit": time_limit,
@@ -117,15 +120,26 @@ def _table(by: dict, ks: list[int]) -> list[str]:
     return lines
 
 
-def _changes(by: dict, ks: list[int]
+def _averages(by: dict, ks: list[int]) -> list[str]:
+    """Each policy's KPIs averaged over the workloads `ks` (those every policy finished)."""
+    lines = ["| policy | mean queue (s) | GPU efficiency | mean JCT (s) | rescales / job |",
+             "|---|---|---|---|---|"]
+    for p in POLICIES if ks else ():
+        avg = {key: statistics.mean(by[(k, p)][key] for k in ks) for key in KEYS[:4]}
+        lines.append(f"| {p} | {avg['mean_queue_s']:,.0f} | {avg['gpu_efficiency']:.3f} | "
+                     f"{avg['mean_jct_s']:,.0f} | {avg['rescales_per_job']:.2f} |")
+    return lines
+
+
+def _changes(by: dict, ks: list[int], ours: str = "mip"
              ) -> tuple[list[str], dict[str, tuple[float, float]], list[float]]:
-    """Per workload the MIP's relative change against each greedy; the mean of each column."""
+    """Per workload `ours`' relative change against each greedy; the mean of each column."""
     lines = ["| workload | queueing vs greedy | efficiency vs greedy | queueing vs "
              "greedy-elastic | efficiency vs greedy-elastic | efficiency bound | the most any "
              "policy gains vs greedy-elastic |", "|---|---|---|---|---|---|---|"]
     cols: dict[str, list[tuple[float, float]]] = {"greedy": [], "greedy-elastic": []}
     for k in ks:
-        mip = by.get((k, "mip"))
+        mip = by.get((k, ours))
         if not mip or any((k, b) not in by for b in ("greedy", "greedy-elastic")):
             continue
         cells = []
@@ -155,7 +169,6 @@ def render(runs: list[dict]) -> list[str]:
     by = {(r["workload"], r["policy"]): r for r in runs}
     ks = sorted({r["workload"] for r in runs})
     limit = max((r["time_limit"] for r in runs if r["policy"] == "mip"), default=0.3)
-    changes, means, rooms = _changes(by, ks)
     done = sorted({k for k in ks if all((k, p) in by for p in POLICIES)})
     lines = [
         "# The seed's own experiment: elastic ranges, MIP vs greedy and greedy-elastic",
@@ -166,27 +179,34 @@ def render(runs: list[dict]) -> list[str]:
         f"decision every 60 s, MIP time limit {limit} s a decision, gap "
         f"{defaults.REPLAY_GAP:.1%}). `greedy` is the "
         "paper's benchmark (never scales down); `greedy-elastic` the greedy an elastic "
-        "platform runs (DESIGN §6); `tiresias` runs at requested sizes. GPU efficiency is "
+        "platform runs (DESIGN §6); `tiresias` runs at requested sizes and preempts; "
+        "`mip-preemptive` is our planner allowed to stop running jobs (`etplan backtest "
+        "--preemption`), `mip` keeps a started job running. GPU efficiency is "
         "DESIGN §7's `gpu_efficiency` (the paper's training efficiency). Wall s: one "
         "replay's wall time, two at a time on the shared 2-core machine under other load.",
         f"Workloads with every policy finished: {', '.join(map(str, done)) or 'none'}.", "",
-        *_table(by, ks), "", "The MIP's relative change (negative queueing and positive "
-        "efficiency are better):", "", *changes, ""]
-    return [*lines, *_verdict(means, rooms)]
+        *_table(by, ks), "", *_averages(by, done), ""]
+    for ours in OURS:
+        changes, means, rooms = _changes(by, ks, ours)
+        lines += [f"`{ours}`'s relative change (negative queueing and positive efficiency are "
+                  "better):", "", *changes, "", *_verdict(means, rooms, ours)]
+    return lines
 
 
-def _verdict(means: dict[str, tuple[float, float]], rooms: list[float]) -> list[str]:
-    """The target's verdict; `rooms`: per workload, the most any policy gains in efficiency
-    against greedy-elastic."""
+def _verdict(means: dict[str, tuple[float, float]], rooms: list[float], ours: str
+             ) -> list[str]:
+    """The target's verdict for `ours`; `rooms`: per workload, the most any policy gains in
+    efficiency against greedy-elastic."""
     if "greedy-elastic" not in means:
         return ["Not enough finished runs for the comparison.", ""]
     q, e = means["greedy-elastic"]
-    lines = [f"Issue 13 target (against `greedy-elastic`, averaged over the workloads above): "
+    lines = [f"Issue 13 target for `{ours}` (against `greedy-elastic`, averaged over the "
+             "workloads above): "
              f"queueing **{q:+.1%}** (target ≤ {TARGET_QUEUE:+.0%}: "
              f"**{'met' if q <= TARGET_QUEUE else 'not met'}**), efficiency **{e:+.1%}** "
              f"(target ≥ {TARGET_EFFICIENCY:+.0%}: "
              f"**{'met' if e >= TARGET_EFFICIENCY else 'not met'}**).", ""]
-    if BOUND in means:
+    if BOUND in means and ours == OURS[0]:
         lines += ["The efficiency bound is the most `gpu_efficiency` any policy can reach "
                   "with these ranges: every job, every epoch, at the size of its range that "
                   "spends the fewest GPU-seconds on it, packed, with no restarts "
