@@ -9,6 +9,10 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from solver.policies import Settings
 
 BENCH = Path(__file__).resolve().parent
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != BENCH]
@@ -18,7 +22,7 @@ RESULTS = BENCH / "results"
 RESULTS_DOC = BENCH.parent / "docs" / "results.md"
 
 
-def planner_settings(time_limit: float, preemption: bool = False):
+def planner_settings(time_limit: float, preemption: bool = False) -> Settings:
     """Our planners' solver settings in a faithful replay: `time_limit` a decision and the gap
     every replay uses (flows.defaults.REPLAY_GAP), as `etplan backtest` passes them."""
     from flows.usecases.runs import replay_config
