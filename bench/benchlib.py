@@ -22,12 +22,29 @@ RESULTS = BENCH / "results"
 RESULTS_DOC = BENCH.parent / "docs" / "results.md"
 
 
+# our planner's rows in the benches: the MIP, and the same allowed to stop running jobs
+# (Settings.preemption, `etplan backtest --preemption`)
+OURS = {"mip": False, "mip-preemptive": True}
+
+
 def planner_settings(time_limit: float, preemption: bool = False) -> Settings:
     """Our planners' solver settings in a faithful replay: `time_limit` a decision and the gap
     every replay uses (flows.defaults.REPLAY_GAP), as `etplan backtest` passes them."""
     from flows.usecases.runs import replay_config
 
     return replay_config(time_limit=time_limit, preemption=preemption).settings
+
+
+def replay_policy(policy: str, time_limit: float) -> tuple[str, dict]:
+    """The faithful replay's policy name and options for a bench row: the artifact's baselines
+    (`tiresias`, `optimus-oracle`) take none; ours run with `planner_settings`, `mip-preemptive`
+    being the planner `mip` with preemption."""
+    from replay import FAITHFUL_ONLY
+
+    if policy in FAITHFUL_ONLY:
+        return policy, {}
+    name = "mip" if policy in OURS else policy
+    return name, {"settings": planner_settings(time_limit, preemption=OURS.get(policy, False))}
 
 
 def write_section(name: str, lines: list[str], doc: Path = RESULTS_DOC) -> None:

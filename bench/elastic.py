@@ -29,14 +29,14 @@ import replay.planner  # noqa: F401 - loaded before the workers fork: one code v
 from flows import defaults
 from replay.kpis import run_kpis
 from replay.pollux_physics import epoch_seconds, load_model
-from replay.pollux_runs import BASELINES, replay_imported
+from replay.pollux_runs import replay_imported
 from sources.importers import import_pollux, parse_elastic_range
 from sources.pollux import read_pollux_jobs
 
 POLLUX = benchlib.POLLUX
 RESULTS = benchlib.RESULTS / "elastic.json"
 POLICIES = ("mip", "mip-preemptive", "greedy", "greedy-elastic", "tiresias")
-OURS = ("mip", "mip-preemptive")   # the MIP without and with preemption (--preemption)
+OURS = tuple(benchlib.OURS)   # the MIP without and with preemption (--preemption)
 BOUND = "bound"    # the rows of efficiency_bound, beside the policies' in the JSON
 RANGE = "0.5,2"
 KEYS = ("mean_queue_s", "gpu_efficiency", "mean_jct_s", "rescales_per_job", "unschedulable")
@@ -71,12 +71,11 @@ def efficiency_bound(k: int) -> dict:
 
 def one(k: int, policy: str, time_limit: float) -> dict:
     """Workload k imported with the elastic range, replayed faithfully under `policy`."""
-    options = {} if policy in BASELINES else {"settings": benchlib.planner_settings(
-        time_limit, preemption=policy == "mip-preemptive")}
+    name, options = benchlib.replay_policy(policy, time_limit)
     with tempfile.TemporaryDirectory() as tmp:
         truth = _imported(k, tmp)
         start = time.perf_counter()
-        result = replay_imported(truth, "mip" if policy in OURS else policy, **options)
+        result = replay_imported(truth, name, **options)
         wall = time.perf_counter() - start
     kpis = run_kpis(result)
     return {"workload": k, "policy": policy, "wall_s": wall, "time_limit": time_limit,

@@ -43,7 +43,7 @@ from solver.backends.highs import new_highs
 from solver.deadline import MIP_SECONDS_PER_VAR, POOL_SECONDS_PER_SCHEDULE
 from solver.instance import Instance
 from solver.model import SparseModel
-from solver.objective import DONE_TOL, coefficients, slot_progress
+from solver.objective import DONE_TOL, coefficients, slot_progress, unfinished
 
 log = logging.getLogger(__name__)
 
@@ -101,6 +101,7 @@ class _Jobs:
         self.free = free                      # may stop before done (released / preemption)
         coef = coefficients(inst)
         self.coef, self.eps, self.pen = coef.progress, coef.eps, coef.rescale
+        self.unfinished = unfinished(inst)
         self.cool = np.array([inst.in_cooldown(j) for j in inst.jobs], dtype=bool)
         self.budget = inst.max_rescales          # None: no churn budget row in the master
         self.pair_job, self.pair_nodes = model.job_of, model.nodes_of
@@ -185,7 +186,8 @@ class _Jobs:
             done = slot_progress(self.rate[job, n], n, prev, left, self.Rs[job],
                                  self.rho[job], self.delta)
             left = left - done
-            value += self.coef[job, t] * done - self.pen * ((prev > 0) & on & (n != prev))
+            charged = (prev > 0) & (n != prev) & (on | self.unfinished[job, t])  # changes()
+            value += self.coef[job, t] * done - self.pen * charged
             if t < self.T - 1:
                 ok &= ~(on & (N[:, t + 1] == 0) & ~fr & (left > DONE_TOL))
             prev = n
@@ -275,7 +277,9 @@ def _extend(d: _Jobs, s: _Partial, t: int, mu: np.ndarray, beta: float, counts: 
     rate = np.where(pair >= 0, d.pair_rate[np.maximum(pair, 0)], 0.0)
     done = slot_progress(rate, cn, pv, lf, d.Rs[cj], d.rho[cj], d.delta)
     charge = d.pen + (beta if t == 0 else 0.0)
-    value = s.value[cs] + d.coef[cj, t] * done - mu[cj, t] * cn - charge * change
+    stop = (pv > 0) & ~on & d.unfinished[cj, t]  # a charged stop (objective.changes)
+    value = (s.value[cs] + d.coef[cj, t] * done - mu[cj, t] * cn - charge * change
+             - d.pen * stop)
     return _Partial(cj, cn, lf - done, value, ev | on), cs
 
 

@@ -32,7 +32,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from solver.instance import Instance
-from solver.objective import coefficients, progress_fractions, rescales
+from solver.objective import changes, coefficients, progress_fractions, unfinished
 from solver.quotas import TenantRows, tenant_rows
 
 # the largest model built with a "kept" column per size; above, one per job (module docstring)
@@ -103,7 +103,7 @@ class SparseModel:
         p0 = E * T + kept.size
         v[E * T: p0] = kept.ravel()
         v[p0: p0 + self.J * T] = progress_fractions(inst, nodes).ravel()
-        v[p0 + self.J * T:] = rescales(inst, nodes)[self.chg_job, self.chg_slot]
+        v[p0 + self.J * T:] = changes(inst, nodes)[self.chg_job, self.chg_slot]
         return v
 
 
@@ -154,6 +154,7 @@ class _Layout:
         self.safe_R = np.where(self.alive, self.R, 1.0)
         self.preemption = preemption
         self.kept_on = np.array([job.job_id not in released for job in inst.jobs], dtype=bool)
+        self.may_stop = ~self.kept_on | preemption
         self.e_all = np.repeat(np.arange(self.E), self.T)
         self.t_all = np.tile(np.arange(self.T), self.E)
         self.x_idx = self.e_all * self.T + self.t_all
@@ -167,17 +168,21 @@ class _Layout:
         self.K0 = self.X
         self.P0 = self.X + self.kj.size            # the first p̃ column
         self.coef = coefficients(inst)
+        self.unfinished = unfinished(inst)
         self.P = self.P0 + self.J * self.T         # the first chg column
         self.chg_job, self.chg_slot = self._rescale_slots()
         self.n_var = self.P + self.chg_job.size
 
     def _rescale_slots(self) -> tuple[np.ndarray, np.ndarray]:
         """(job, slot) of the rescale indicators: with κ > 0, every slot of a job that has more
-        than one size, but slot 0 only for a running job (a start is not a rescale)."""
+        than one size, and every slot in which a job that may stop cannot be done yet (a stop
+        there is charged, `objective.changes`), but slot 0 only for a running job (a start is
+        not a rescale)."""
         sizes = np.bincount(self.job_of, minlength=self.J)
         slots = np.zeros((self.J, self.T), dtype=bool)
         if self.coef.rescale > 0:
             slots[(sizes > 1) & self.alive] = True
+            slots |= self.may_stop[:, None] & self.unfinished
             slots[:, 0] &= self.cur > 0
         return np.nonzero(slots)
 
@@ -310,6 +315,24 @@ def _keep_rows(rows: _Rows, d: _Layout) -> None:
     rows.add(r, d.K0 + d.job_of[at_cur] * T, np.ones(at_cur.size))
     rows.add(r, at_cur * T, -np.ones(at_cur.size))
     rows.close(np.full(at_cur.size, -np.inf), np.zeros(at_cur.size))
+    _keep_only_on_rows(rows, d)
+
+
+def _keep_only_on_rows(rows: _Rows, d: _Layout) -> None:
+    """4. compact, for a job that may stop: keep[j,t] − Σ_n x[j,n,t] ≤ 0 for t ≥ 1, so a stop
+    leaves keep 0 and the rescale penalty charges it (`_rescale_rows`)."""
+    T = d.T
+    jobs = np.nonzero(d.may_stop & d.alive)[0]
+    if T <= 1 or jobs.size == 0:
+        return
+    rank = -np.ones(d.J, dtype=np.int64)
+    rank[jobs] = np.arange(jobs.size)
+    sel = (rank[d.job_of[d.e_all]] >= 0) & (d.t_all > 0)
+    r_x = rows.n + rank[d.job_of[d.e_all[sel]]] * (T - 1) + d.t_all[sel] - 1
+    rows.add(r_x, d.x_idx[sel], -np.ones(sel.sum()))
+    jt = (jobs[:, None] * T + np.arange(1, T)[None, :]).ravel()
+    rows.add(rows.n + np.arange(jt.size), d.K0 + jt, np.ones(jt.size))
+    rows.close(np.full(jt.size, -np.inf), np.zeros(jt.size))
 
 
 def _work_rows(rows: _Rows, d: _Layout, inst: Instance) -> None:
@@ -348,13 +371,10 @@ def _cumulative_progress(rows: _Rows, d: _Layout, jobs_np: np.ndarray, rank: np.
     by the end of slot t even at its fastest size has Σ p̃ < 1 there, so the row reads
     on[t] ≤ on[t+1]; writing it so is the same for integer solutions and a far tighter
     relaxation."""
-    J, T = d.J, d.T
-    fastest = np.zeros(J)
-    np.maximum.at(fastest, d.job_of, d.f * d.delta)
-    max_share = fastest / d.safe_R
+    T = d.T
     jj, tt, tp = [], [], []
     for t in range(T - 1):
-        can_finish = jobs_np[(t + 1) * max_share[jobs_np] >= 1.0 - 1e-9]
+        can_finish = jobs_np[~d.unfinished[jobs_np, t + 1]]
         for t2 in range(t + 1):
             jj.append(can_finish)
             tt.append(np.full(can_finish.size, t))
@@ -366,17 +386,22 @@ def _cumulative_progress(rows: _Rows, d: _Layout, jobs_np: np.ndarray, rank: np.
 
 
 def _rescale_rows(rows: _Rows, d: _Layout, inst: Instance) -> None:
-    """8. rescale indicators (κ > 0): Σ_n x[j,n,t] + Σ_n x[j,n,t−1] − kept[j,t] − chg ≤ 1
-    (at t = 0, for a running job: Σ_n x[j,n,0] − kept[j,0] − chg ≤ 0; kept[j,t] is keep[j,t]
-    or Σ_n stay[j,n,t]), so chg is 1 exactly when a job that ran in t−1 runs on another size
-    in t."""
+    """8. rescale indicators (κ > 0), kept[j,t] being keep[j,t] or Σ_n stay[j,n,t]: where a
+    job that may stop cannot be done yet (`objective.unfinished`), Σ_n x[j,n,t−1] − kept[j,t]
+    − chg ≤ 0 (at t = 0, for a running job, −kept[j,0] − chg ≤ −1): chg is 1 when a job that
+    ran in t−1 does not keep its size in t, a stop included; elsewhere Σ_n x[j,n,t] +
+    Σ_n x[j,n,t−1] − kept[j,t] − chg ≤ 1: chg is 1 when it runs on another size in t
+    (`objective.changes`). A job kept on cannot stop there, so it keeps the second form (the
+    same integer plans; the first made the replays' windows slower to prove)."""
     K = d.chg_job.size
     if K == 0:
         return
     k_of = -np.ones((d.J, d.T), dtype=np.int64)
     k_of[d.chg_job, d.chg_slot] = np.arange(K)
+    stop_form = (d.may_stop[:, None] & d.unfinished)[d.chg_job, d.chg_slot]
     k = k_of[d.job_of[d.e_all], d.t_all]
     sel = k >= 0
+    sel[sel] = ~stop_form[k[sel]]
     rows.add(rows.n + k[sel], d.x_idx[sel], np.ones(sel.sum()))
     on = np.nonzero(k_of[d.kj, d.kt] >= 0)[0]   # the kept columns of those (job, slot)s
     rows.add(rows.n + k_of[d.kj[on], d.kt[on]], d.K0 + on, -np.ones(on.size))
@@ -385,7 +410,7 @@ def _rescale_rows(rows: _Rows, d: _Layout, inst: Instance) -> None:
     sel = k_next >= 0
     rows.add(rows.n + k_next[sel], d.x_idx[sel], np.ones(sel.sum()))
     rows.add(rows.n + np.arange(K), d.P + np.arange(K), -np.ones(K))
-    rows.close(np.full(K, -np.inf), np.where(d.chg_slot > 0, 1.0, 0.0))
+    rows.close(np.full(K, -np.inf), np.where(stop_form, 0.0, 1.0) - (d.chg_slot == 0))
 
 
 def _budget_rows(rows: _Rows, d: _Layout, inst: Instance) -> None:

@@ -24,7 +24,7 @@ DONE_TOL = 1e-6
 class Coefficients:
     progress: np.ndarray   # [J, T] objective weight of one unit of p̃ = p / R_j
     eps: float             # penalty per node-slot
-    rescale: float = 0.0   # penalty per slot in which a running job changes size (κ node-slots)
+    rescale: float = 0.0   # penalty per rescale, or stop in slot 0, of a running job (κ node-slots)
 
 
 def coefficients(inst: Instance) -> Coefficients:
@@ -85,6 +85,31 @@ def rescales(inst: Instance, nodes: np.ndarray) -> np.ndarray:
     return (prev > 0) & (nodes > 0) & (nodes != prev)
 
 
+def unfinished(inst: Instance) -> np.ndarray:
+    """[J, T]: whether job j still has work left at the start of slot t whatever it runs: t
+    slots at its fastest size, with no restart, do less than it has left. A job that ran in slot
+    t−1 and does not in slot t stopped there; elsewhere its work may have ended."""
+    J, T = len(inst.jobs), inst.T
+    share = np.zeros(J)
+    alive = np.zeros(J, dtype=bool)
+    for j, job in enumerate(inst.jobs):
+        alive[j] = job.remaining_work > 0
+        fastest = max((job.rate(n) for n in job.allowed), default=0.0)
+        share[j] = fastest * inst.slot_seconds / job.remaining_work if alive[j] else 0.0
+    return (np.arange(T)[None, :] * share[:, None] < 1.0 - 1e-9) & alive[:, None]
+
+
+def changes(inst: Instance, nodes: np.ndarray) -> np.ndarray:
+    """[J, T]: where the rescale penalty κ charges: every rescale (`rescales`) and every stop
+    of a job that cannot be done yet (`unfinished`), such as a running job stopped in slot 0
+    (only a job that may stop, with preemption or released by the capacity rule, can). A stop
+    where the job's work may have ended is not charged."""
+    nodes = np.asarray(nodes, dtype=int)
+    cur = np.array([job.current_nodes for job in inst.jobs], dtype=int).reshape(-1, 1)
+    prev = np.concatenate([cur, nodes[:, :-1]], axis=1)
+    return rescales(inst, nodes) | ((prev > 0) & (nodes == 0) & unfinished(inst))
+
+
 def slot_progress(rate: np.ndarray, nodes: np.ndarray, prev: np.ndarray, left: np.ndarray,
                   remaining: np.ndarray, rescale: np.ndarray, slot_seconds: float) -> np.ndarray:
     """p̃ done in one slot, elementwise: on `nodes` nodes (throughput `rate` there) after `prev`
@@ -122,7 +147,7 @@ def score(inst: Instance, nodes: np.ndarray) -> float:
     c = coefficients(inst)
     p = progress_fractions(inst, nodes)
     return float((c.progress * p).sum() - c.eps * nodes.sum()
-                 - c.rescale * rescales(inst, nodes).sum())
+                 - c.rescale * changes(inst, nodes).sum())
 
 
 def churn_violations(inst: Instance, nodes: np.ndarray) -> list[str]:

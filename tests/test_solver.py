@@ -24,7 +24,7 @@ from solver.instance import (
     job_from_state,
 )
 from solver.model import build
-from solver.objective import coefficients, rescales, score, violations
+from solver.objective import changes, coefficients, rescales, score, violations
 from solver.policies import POLICIES, SOLVERS, Settings, plan
 from solver.policies.mip import MIP_FIRST_VARS, hinted_nodes
 
@@ -61,7 +61,7 @@ def tiny_instance(seed: int, n_jobs: int, slots: int) -> Instance:
     return Instance(jobs=jobs, capacity=[cap] * slots, num_slots=slots, slot_seconds=600)
 
 
-def enumerate_best(inst: Instance) -> float:
+def enumerate_best(inst: Instance, preemptible: set[str] | None = None) -> float:
     options = [[0, *job.allowed] for job in inst.jobs]
     best = -np.inf
     J, T = len(inst.jobs), inst.T
@@ -69,7 +69,7 @@ def enumerate_best(inst: Instance) -> float:
         nodes = np.array(combo, dtype=int).reshape(J, T)
         if (nodes.sum(axis=0) > np.array(inst.capacity)).any():
             continue
-        if violations(inst, nodes):
+        if violations(inst, nodes, preemptible=preemptible):
             continue
         best = max(best, score(inst, nodes))
     return best
@@ -122,6 +122,21 @@ def test_mip_equals_enumeration_with_objective_knobs_and_churn_budget(seed, solv
     assert not violations(inst, np.array(list(p.nodes_by_job().values())))
 
 
+@pytest.mark.parametrize("solver", ["highs", "columns", "auto",
+                                    pytest.param("gurobi", marks=needs_gurobi)])
+@pytest.mark.parametrize("seed", range(12))
+def test_mip_equals_enumeration_with_preemption_and_stops_charged(seed, solver, layout):
+    # with preemption a running job may stop; a stop in slot 0 costs κ like a rescale
+    n_jobs, slots = [(2, 2), (2, 3), (3, 2)][seed % 3]
+    inst = with_rules(tiny_instance(2000 + seed, n_jobs, slots), seed)
+    best = enumerate_best(inst, preemptible={job.job_id for job in inst.jobs})
+    p = plan(inst, "mip", Settings(solver=solver, gap=1e-9, columns=solver != "highs",
+                                   preemption=True))
+    assert p.status == "optimal"
+    assert p.objective == pytest.approx(best, rel=1e-6, abs=1e-9)
+    assert p.solver_objective == pytest.approx(p.objective, rel=1e-6, abs=1e-9)
+
+
 def two_running_jobs(**rules) -> Instance:
     """Two running jobs on 1 node each, 8 nodes free: both gain from growing to 4."""
     job = {"min_nodes": 1, "max_nodes": 4, "current_nodes": 1, "remaining_work": 1e6,
@@ -160,6 +175,13 @@ def test_churn_violations_name_the_rule():
     # a start and a stop are not rescales; a change in a later slot is not budgeted
     assert rescales(inst, np.array([[1, 2, 0], [1, 1, 4]])).tolist() == [
         [False, True, False], [False, False, True]]
+    # the rescale penalty also charges a stop of a job that cannot be done yet (both jobs here
+    # have 1e6 samples left, at most 360 a second: no stop within 3 slots can be the end)
+    assert changes(inst, np.array([[0, 0, 2], [1, 1, 0]])).tolist() == [
+        [True, False, False], [False, False, True]]
+    inst.jobs[1].remaining_work = 4e5   # two slots at 4 nodes could finish it
+    assert changes(inst, np.array([[0, 0, 2], [1, 1, 0]])).tolist() == [
+        [True, False, False], [False, False, False]]
 
 
 def test_objective_knobs_weigh_progress_per_unit_of_work():

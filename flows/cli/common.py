@@ -39,7 +39,7 @@ OutputsOpt = Annotated[Path, typer.Option(
     "--outputs", envvar="ETPLAN_OUTPUTS", help="Folder of Parquet plans, KPIs and reports.")]
 PreemptionOpt = Annotated[bool, typer.Option(
     "--preemption", help="Let the MIP stop running jobs before they finish (drops DESIGN §4's "
-                         "no-preemption rule).")]
+                         "no-preemption rule); a stop costs the rescale penalty, as a resize.")]
 
 
 def plain_run_id(value: str | None) -> str | None:
