@@ -392,7 +392,7 @@ def _rescale_rows(rows: _Rows, d: _Layout, inst: Instance) -> None:
     ran in t−1 does not keep its size in t, a stop included; elsewhere Σ_n x[j,n,t] +
     Σ_n x[j,n,t−1] − kept[j,t] − chg ≤ 1: chg is 1 when it runs on another size in t
     (`objective.changes`). A job kept on cannot stop there, so it keeps the second form (the
-    same integer plans; the first made the replays' windows slower to prove)."""
+    same integer plans, and the default MIP's relaxation unchanged)."""
     K = d.chg_job.size
     if K == 0:
         return
