@@ -44,7 +44,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/backtest.py
 	$(BIN)/python bench/replay_speed.py
 	$(BIN)/python bench/backtest.py --faithful tiresias,optimus-oracle,mip,mip-preemptive,optimus,greedy,fifo --time-limit 0.3
-	$(BIN)/python bench/churn.py --processes 2 --time-limit 0.2
+	$(BIN)/python bench/churn.py --processes 2 --time-limit 0.2 --settings defaults,kappa1,kappa3,critical1200-kappa4
 	$(BIN)/python bench/elastic.py --time-limit 0.3
 	$(BIN)/python bench/sweep.py
 
