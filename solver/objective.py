@@ -24,7 +24,7 @@ DONE_TOL = 1e-6
 class Coefficients:
     progress: np.ndarray   # [J, T] objective weight of one unit of p̃ = p / R_j
     eps: float             # penalty per node-slot
-    rescale: float = 0.0   # penalty per rescale, or stop in slot 0, of a running job (κ node-slots)
+    rescale: float = 0.0   # penalty per rescale, or stop before done, of a job (κ node-slots)
 
 
 def coefficients(inst: Instance) -> Coefficients:
@@ -76,12 +76,18 @@ def starved_seconds(age: float, attained_gpu_seconds: float, requested: int) -> 
     return max(0.0, age - attained_gpu_seconds / max(requested, 1))
 
 
+def _before(inst: Instance, nodes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(nodes, prev) as int [J, T]: prev is each job's size in the slot before (for t = 0: its
+    current size)."""
+    nodes = np.asarray(nodes, dtype=int)
+    cur = np.array([job.current_nodes for job in inst.jobs], dtype=int).reshape(-1, 1)
+    return nodes, np.concatenate([cur, nodes[:, :-1]], axis=1)
+
+
 def rescales(inst: Instance, nodes: np.ndarray) -> np.ndarray:
     """[J, T]: 1 where a job that ran in the slot before (for t = 0: its current size) runs on
     another size; a start from 0 and a stop are not rescales."""
-    nodes = np.asarray(nodes, dtype=int)
-    cur = np.array([job.current_nodes for job in inst.jobs], dtype=int).reshape(-1, 1)
-    prev = np.concatenate([cur, nodes[:, :-1]], axis=1)
+    nodes, prev = _before(inst, nodes)
     return (prev > 0) & (nodes > 0) & (nodes != prev)
 
 
@@ -104,9 +110,7 @@ def changes(inst: Instance, nodes: np.ndarray) -> np.ndarray:
     of a job that cannot be done yet (`unfinished`), such as a running job stopped in slot 0
     (only a job that may stop, with preemption or released by the capacity rule, can). A stop
     where the job's work may have ended is not charged."""
-    nodes = np.asarray(nodes, dtype=int)
-    cur = np.array([job.current_nodes for job in inst.jobs], dtype=int).reshape(-1, 1)
-    prev = np.concatenate([cur, nodes[:, :-1]], axis=1)
+    nodes, prev = _before(inst, nodes)
     return rescales(inst, nodes) | ((prev > 0) & (nodes == 0) & unfinished(inst))
 
 

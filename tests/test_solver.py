@@ -126,7 +126,7 @@ def test_mip_equals_enumeration_with_objective_knobs_and_churn_budget(seed, solv
                                     pytest.param("gurobi", marks=needs_gurobi)])
 @pytest.mark.parametrize("seed", range(12))
 def test_mip_equals_enumeration_with_preemption_and_stops_charged(seed, solver, layout):
-    # with preemption a running job may stop; a stop in slot 0 costs κ like a rescale
+    # with preemption a running job may stop; a stop before it is done costs κ like a rescale
     n_jobs, slots = [(2, 2), (2, 3), (3, 2)][seed % 3]
     inst = with_rules(tiny_instance(2000 + seed, n_jobs, slots), seed)
     best = enumerate_best(inst, preemptible={job.job_id for job in inst.jobs})
