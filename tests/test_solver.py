@@ -440,6 +440,50 @@ def test_auto_gives_a_small_window_to_gurobi_before_column_generation():
     assert p.objective >= optimum - 1e-3 * abs(optimum)
 
 
+def test_a_small_window_gurobi_leaves_unproven_goes_on_from_its_incumbent(monkeypatch):
+    """With solver auto a small window's full MIP goes first for MIP_FIRST_SHARE of the limit;
+    stopped there without a proof, column generation starts from its incumbent and has the
+    rest of the time (here a stand-in backend stops at once, unproven, on the optimal plan)."""
+    import solver.policies.mip as mip
+    from solver.backends.status import BackendResult, Status
+    from solver.policies.greedy import greedy
+
+    inst = random_instance(6, num_slots=4, seed=3)
+    best = plan(inst, "mip", Settings(solver="highs", gap=1e-9, time_limit=60))
+    incumbent = np.array([best.nodes_by_job()[job.job_id] for job in inst.jobs])
+    assert score(inst, greedy(inst, set())) < best.objective - 1e-6
+    calls = []
+
+    def stopped(m, *, time_limit, **kw):
+        if calls:   # column generation's own integer step, and the rest: the real backend
+            return solve(m, time_limit=time_limit, **kw)
+        calls.append(time_limit)
+        x = m.solution_from_nodes(inst, incumbent)
+        return BackendResult(Status.TIME_LIMIT, x, float(m.c @ x), None, None, time_limit,
+                             backend="gurobi"), ""
+
+    solve = mip.backends.solve
+    monkeypatch.setattr(mip, "licence_admits", lambda model: True)
+    monkeypatch.setattr(mip.backends, "solve", stopped)
+    limit = 5.0
+    p = plan(inst, "mip", Settings(solver="auto", gap=1e-6, time_limit=limit))
+    assert calls and calls[0] <= mip.MIP_FIRST_SHARE * limit + 1e-9
+    assert p.objective == pytest.approx(best.objective, rel=1e-6) and p.status == "optimal"
+    assert "warm start: gurobi" in p.reason
+
+
+def test_a_plan_left_by_gurobi_at_the_deadline_is_marked_as_its():
+    import solver.policies.mip as mip
+    from solver.policies.greedy import greedy
+
+    inst = random_instance(5, num_slots=3, seed=2)
+    nodes = greedy(inst, set())
+    start = mip._Start("gurobi", nodes, score(inst, nodes), "greedy")
+    p = mip._start_plan(inst, build(inst), start, None, False, [])
+    assert p.solver == "gurobi" and p.status == "time_limit"
+    assert p.reason.startswith("Gurobi improved the plan, no bound yet")
+
+
 def test_without_a_gurobi_licence_auto_starts_with_column_generation(monkeypatch):
     import solver.backends.gurobi as grb
 

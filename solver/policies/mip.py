@@ -1,7 +1,10 @@
 """`mip`: the window MIP of DESIGN §4. The best heuristic plan warm-starts it and is the
 fallback; column generation goes first (with solver auto or columns) and answers when it
 proves the gap; otherwise the full MIP on the chosen backend finishes. With solver auto, a
-small window that Gurobi takes (MIP_FIRST_VARS) goes to the full MIP on Gurobi first."""
+small window that Gurobi takes (MIP_FIRST_VARS) goes to the full MIP on Gurobi first, for a
+share of the limit (MIP_FIRST_SHARE); when that proves nothing, column generation goes on
+from its incumbent with the rest of the time, and the full MIP has what column generation
+leaves."""
 
 from __future__ import annotations
 
@@ -42,6 +45,13 @@ log = logging.getLogger(__name__)
 # generation took, which there mostly ends short of a proof and hands over to the same MIP
 # (docs/benchmarks.md, "Replay speed"); 2,000 is also the pip package's licence limit
 MIP_FIRST_VARS = 2_000
+# ... and searches for this share of the limit: on workload 6's windows Gurobi proved 190 of
+# 237 within a fifth of the replays' 0.5 s and few more by the end, where column generation
+# from its incumbent, with the rest of the time, finds better plans sooner (docs/benchmarks.md,
+# "Gurobi first, for a fifth of the limit")
+MIP_FIRST_SHARE = 0.2
+# the stages whose plan is a solver's (not a heuristic's fallback), as the plan's reason names them
+SOLVERS = {"columns": "column generation", "gurobi": "Gurobi", "highs": "HiGHS"}
 
 
 def _gap(bound: float, value: float) -> float:
@@ -69,8 +79,9 @@ def hinted_nodes(inst: Instance, hint: Hint) -> np.ndarray:
 
 @dataclass
 class _Start:
-    """The best plan known before the backend runs: its maker, nodes and objective, the
-    heuristic that was best before column generation, and the stages the deadline left out."""
+    """The best plan known before the backend runs: its maker, nodes and objective, the plan
+    column generation starts from (the best heuristic's, or a first full MIP's), and the stages
+    the deadline left out."""
     name: str
     nodes: np.ndarray
     score: float
@@ -126,13 +137,15 @@ def _heuristic_start(inst: Instance, released: set[str], hint: Hint | None,
     return start
 
 
-def _column_time(model: SparseModel, s: Settings, deadline: Deadline) -> float:
+def _column_time(model: SparseModel, s: Settings, deadline: Deadline, after_mip: bool
+                 ) -> float:
     """Seconds column generation may take: half the limit when the full MIP could search for
-    at least its set-up time in the other half, else all that is left; 0 when its set-up and
-    first pricing round would not fit in that time."""
+    at least its set-up time in the other half (and has not had its turn first, `after_mip`),
+    else all that is left; 0 when its set-up and first pricing round would not fit in that
+    time."""
     if deadline.expired():
         return 0.0
-    if model.num_vars * MIP_SECONDS_PER_VAR < s.time_limit / 4:
+    if not after_mip and model.num_vars * MIP_SECONDS_PER_VAR < s.time_limit / 4:
         share = deadline.share(0.5)
     else:
         share = deadline.remaining()
@@ -141,12 +154,13 @@ def _column_time(model: SparseModel, s: Settings, deadline: Deadline) -> float:
 
 
 def _columns(inst: Instance, model: SparseModel, s: Settings, start: _Start,
-             released: set[str], deadline: Deadline) -> tuple[ColumnResult | None, bool]:
+             released: set[str], deadline: Deadline, after_mip: bool = False
+             ) -> tuple[ColumnResult | None, bool]:
     """Column generation from the start (which it may improve, in place); and whether it
     proved the gap."""
     if not (s.columns and s.solver in ("auto", "columns") and start.feasible):
         return None, False
-    limit = _column_time(model, s, deadline)
+    limit = _column_time(model, s, deadline, after_mip)
     if limit <= 0:
         start.skipped.append("columns")
         return None, False
@@ -161,17 +175,24 @@ def _columns(inst: Instance, model: SparseModel, s: Settings, start: _Start,
     return cg, proven is not None and proven <= s.gap
 
 
+def _nodes(inst: Instance, p: Plan) -> np.ndarray:
+    """A plan's node matrix (jobs × slots, in the instance's job order)."""
+    rows = p.nodes_by_job()
+    return np.array([rows[job.job_id] for job in inst.jobs], dtype=int).reshape(-1, inst.T)
+
+
 def _start_plan(inst: Instance, model: SparseModel, start: _Start, cg: ColumnResult | None,
                 proven: bool, warnings: list[str]) -> Plan:
     """The best plan found before the full MIP: column generation's (optimal when it proved
     the gap, else time_limit) or a heuristic's (fallback), with the column bound when known."""
     bound = None if cg is None else cg.bound
     gap = None if bound is None else _gap(bound, start.score)
-    if start.name == "columns" or proven:
+    if start.name in SOLVERS or proven:
         status = Status.OPTIMAL if proven else Status.TIME_LIMIT
-        solver = "columns"
-        what = ("column generation improved the plan, no bound yet" if gap is None else
-                f"column generation {'proved' if proven else 'reached'} a gap of {gap:.4%}")
+        solver = "columns" if proven else start.name
+        who = SOLVERS[solver]
+        what = (f"{who} improved the plan, no bound yet" if gap is None else
+                f"{who} {'proved' if proven else 'reached'} a gap of {gap:.4%}")
     else:
         status, solver = Status.FALLBACK, start.name
         what = f"the deadline came before a solver found a better plan: {start.name} plan"
@@ -222,13 +243,16 @@ def _result_plan(inst: Instance, model: SparseModel, result: BackendResult, reas
 
 
 def _full_mip(inst: Instance, model: SparseModel, s: Settings, start: _Start,
-              cg: ColumnResult | None, warnings: list[str], deadline: Deadline) -> Plan | None:
-    """The full MIP on a backend with the time left, less its predicted set-up (it cannot be
-    stopped before its search starts); None when that leaves no time."""
+              cg: ColumnResult | None, warnings: list[str], deadline: Deadline,
+              share: float = 1.0) -> Plan | None:
+    """The full MIP on a backend with the time left less its predicted set-up (it cannot be
+    stopped before its search starts), searching for at most `share` of the limit; None when
+    that leaves no time."""
     setup = model.num_vars * MIP_SECONDS_PER_VAR
-    time_limit = deadline.remaining() - setup
+    time_limit = min(deadline.remaining() - setup, share * deadline.limit)
     if time_limit <= 0:
-        start.skipped.append(f"full MIP (set-up about {setup:.2f} s)")
+        if share >= 1:   # a first try on a share of the limit is not the last chance
+            start.skipped.append(f"full MIP (set-up about {setup:.2f} s)")
         return None
     warm = model.solution_from_nodes(inst, start.nodes) if s.warm_start and start.feasible \
         else None
@@ -239,6 +263,22 @@ def _full_mip(inst: Instance, model: SparseModel, s: Settings, start: _Start,
         p = _result_plan(inst, model, result, reason, start, warnings)
     p.stopped_by = COMPLETE if result.status == Status.OPTIMAL else MIP
     return p
+
+
+def _first_mip(inst: Instance, model: SparseModel, s: Settings, start: _Start,
+               warnings: list[str], deadline: Deadline) -> Plan | None:
+    """The full MIP going first (`_mip_first`), for MIP_FIRST_SHARE of the limit: its plan when
+    it proved the gap or the deadline has passed; else None, and its incumbent, when better,
+    becomes the start of the stages after it (in place)."""
+    p = _full_mip(inst, model, s, start, None, warnings, deadline, share=MIP_FIRST_SHARE)
+    if p is None:
+        return None
+    if p.status == Status.OPTIMAL or deadline.expired():
+        return p
+    if p.objective > start.score:
+        start.name, start.nodes, start.score = p.solver, _nodes(inst, p), p.objective
+        start.first = p.solver
+    return None
 
 
 def _mip_first(model: SparseModel, s: Settings) -> bool:
@@ -262,11 +302,10 @@ def plan_mip(inst: Instance, s: Settings, released: set[str], warnings: list[str
     start = _heuristic_start(inst, released, hint, deadline)
     stage = HEURISTIC
     model = deadline.build(lambda: _build(inst, released, s))
-    if _mip_first(model, s):
-        p = _full_mip(inst, model, s, start, None, warnings, deadline)
-        if p is not None:
-            return p
-    cg, proven = _columns(inst, model, s, start, released, deadline)
+    first = _mip_first(model, s)
+    if first and (p := _first_mip(inst, model, s, start, warnings, deadline)) is not None:
+        return p
+    cg, proven = _columns(inst, model, s, start, released, deadline, after_mip=first)
     stage = COLUMNS if cg is not None else stage
     p = None if proven else _full_mip(inst, model, s, start, cg, warnings, deadline)
     if p is None:
