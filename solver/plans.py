@@ -63,6 +63,11 @@ class Plan:
             out.setdefault(a.job_id, []).append(a.nodes)
         return out
 
+    def node_matrix(self, inst: Instance) -> np.ndarray:
+        """The plan's node counts as int [J, T], in the order of `inst`'s jobs."""
+        rows = self.nodes_by_job()
+        return np.array([rows[job.job_id] for job in inst.jobs], dtype=int).reshape(-1, inst.T)
+
     def rows(self, window_start: datetime) -> list[dict]:
         """The plan's Parquet rows (DESIGN §8): one per job and slot, the allocation with its
         why (§11) and its slot's price, the job's size before the plan, its ETCs and the plan's

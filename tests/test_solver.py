@@ -450,7 +450,7 @@ def test_a_small_window_gurobi_leaves_unproven_goes_on_from_its_incumbent(monkey
 
     inst = random_instance(6, num_slots=4, seed=3)
     best = plan(inst, "mip", Settings(solver="highs", gap=1e-9, time_limit=60))
-    incumbent = np.array([best.nodes_by_job()[job.job_id] for job in inst.jobs])
+    incumbent = best.node_matrix(inst)
     assert score(inst, greedy(inst, set())) < best.objective - 1e-6
     calls = []
 

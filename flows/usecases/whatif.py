@@ -176,8 +176,7 @@ def compare(inst: Instance, before: np.ndarray, changed: Instance, after: Plan
         if (d.nodes_after != d.nodes_before or d.etc_after is None
                 or abs(d.etc_after - d.etc_before) >= 1.0):
             deltas.append(d)
-    after_nodes = np.array([after.nodes_by_job()[j.job_id] for j in changed.jobs],
-                           dtype=int).reshape(len(changed.jobs), changed.T)
+    after_nodes = after.node_matrix(changed)
     names = ("objective", "nodes used (slot 0)", "jobs waiting (slot 0)")
     kpis = list(zip(names, _kpis(inst, before, score(inst, before)),
                     _kpis(changed, after_nodes, after.objective), strict=True))

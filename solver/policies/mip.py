@@ -51,7 +51,7 @@ MIP_FIRST_VARS = 2_000
 # "Gurobi first, for a fifth of the limit")
 MIP_FIRST_SHARE = 0.2
 # the stages whose plan is a solver's (not a heuristic's fallback), as the plan's reason names them
-SOLVERS = {"columns": "column generation", "gurobi": "Gurobi", "highs": "HiGHS"}
+SOLVER_NAMES = {"columns": "column generation", "gurobi": "Gurobi", "highs": "HiGHS"}
 
 
 def _gap(bound: float, value: float) -> float:
@@ -175,22 +175,16 @@ def _columns(inst: Instance, model: SparseModel, s: Settings, start: _Start,
     return cg, proven is not None and proven <= s.gap
 
 
-def _nodes(inst: Instance, p: Plan) -> np.ndarray:
-    """A plan's node matrix (jobs × slots, in the instance's job order)."""
-    rows = p.nodes_by_job()
-    return np.array([rows[job.job_id] for job in inst.jobs], dtype=int).reshape(-1, inst.T)
-
-
 def _start_plan(inst: Instance, model: SparseModel, start: _Start, cg: ColumnResult | None,
                 proven: bool, warnings: list[str]) -> Plan:
     """The best plan found before the full MIP: column generation's (optimal when it proved
     the gap, else time_limit) or a heuristic's (fallback), with the column bound when known."""
     bound = None if cg is None else cg.bound
     gap = None if bound is None else _gap(bound, start.score)
-    if start.name in SOLVERS or proven:
+    if start.name in SOLVER_NAMES or proven:
         status = Status.OPTIMAL if proven else Status.TIME_LIMIT
         solver = "columns" if proven else start.name
-        who = SOLVERS[solver]
+        who = SOLVER_NAMES[solver]
         what = (f"{who} improved the plan, no bound yet" if gap is None else
                 f"{who} {'proved' if proven else 'reached'} a gap of {gap:.4%}")
     else:
@@ -276,7 +270,7 @@ def _first_mip(inst: Instance, model: SparseModel, s: Settings, start: _Start,
     if p.status == Status.OPTIMAL or deadline.expired():
         return p
     if p.objective > start.score:
-        start.name, start.nodes, start.score = p.solver, _nodes(inst, p), p.objective
+        start.name, start.nodes, start.score = p.solver, p.node_matrix(inst), p.objective
         start.first = p.solver
     return None
 
