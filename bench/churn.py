@@ -4,7 +4,7 @@ Pollux workloads under a few churn settings (DESIGN §4.1: rescale penalty κ, `
 time queued; `starved` aging; packing sizes), rescales per job and mean JCT. Writes
 bench/results/churn.json (after each run, so a partial run keeps what finished) and its section
 of docs/results.md.
-Run: `nice -n 10 .venv/bin/python bench/churn.py --processes 2 --time-limit 0.2
+Run: `.venv/bin/python bench/churn.py --processes 2 --time-limit 0.2
 [--settings kappa1,cooldown600] [--workloads 3,1]`.
 """
 
@@ -107,7 +107,7 @@ def main() -> None:
         # compares the settings on the same workloads)
         todo = [(int(k), s) for k in args.workloads.split(",") for s in args.settings.split(",")]
         with ProcessPoolExecutor(args.processes) as pool:
-            command = "nice -n 10 .venv/bin/python bench/churn.py " + " ".join(sys.argv[1:])
+            command = ".venv/bin/python bench/churn.py " + " ".join(sys.argv[1:])
             futures = [pool.submit(one, k, s, args.time_limit, command) for k, s in todo]
             for fut in as_completed(futures):
                 r = fut.result()
