@@ -204,14 +204,9 @@ slowdown); 3,899 s with sizes no faster than a smaller one left out of the model
 3,192 s with column generation (`docs/model.md`) solving each window first; the table's
 figure once samples say how many machines they spanned (the importer and the replay
 report it; past one machine a job runs at the lower of its own cross-machine rate and
-its class's measured ratios, `docs/data-contracts.md`). That run's walls are longer
-than the previous run's (48–75 s). Alone, the workload-6 MIP replay took 65 s with the
-previous estimator and 67 s with this one, back to back (mean JCT 2,907 s and
-2,843 s), against 56 s when first measured; at another time in the same session it
-took 82–88 s. The machine's speed varied, and two replays at once slowed each other
-more than in the earlier run. A same-time comparison of the two estimators on two
-workloads is in `docs/benchmarks.md`. The
-column-generation step is the solver, not the estimates: with a 0.5 s limit per
+its class's measured ratios, `docs/data-contracts.md`); the later solver and objective
+changes of `docs/model.md` since. The replay's speed is in `docs/benchmarks.md` ("Replay
+speed"). The column-generation step is the solver, not the estimates: with a 0.5 s limit per
 window the full
 MIP on HiGHS often stopped at a poor incumbent, while column generation finds a plan
 within about 0.1 % of optimal in a few hundredths of a second (workload 6 alone: 3,737 s
@@ -269,8 +264,8 @@ def _demote(text: str) -> str:
     """The windowed engine's sections, one heading level down, under their own title."""
     body = "\n".join("#" + line if line.startswith("#") else line for line in text.splitlines())
     return ("\n# The windowed engine (`replay/engine.py`)\n\nThe sections below come from "
-            "the windowed engine (samples at packed\nnode counts, plans every 300 s); its "
-            "`efficiency` column is what is now `speedup_vs_static`.\n\n" + body + "\n")
+            "the windowed engine (samples at packed\nnode counts, plans every 300 s, "
+            "policies planning from estimated curves).\n\n" + body + "\n")
 
 
 def render_faithful(runs: list[dict], time_limit: float) -> list[str]:
