@@ -33,8 +33,9 @@ test: $(STAMP) system-packages
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest -q
 
-# every figure of docs/benchmarks.md and docs/results.md (several hours on 2 cores; each script
-# writes bench/results/ and only its own section of the docs, so one can be re-run alone)
+# every figure of docs/benchmarks.md and docs/results.md (46 min on the quiet 2-core machine,
+# 2026-12-07; each script writes bench/results/ and, where it has one, only its own generated
+# section of the docs, so one can be re-run alone)
 bench: $(STAMP)
 	$(BIN)/python bench/ingest.py
 	$(BIN)/python bench/estimation.py

@@ -150,8 +150,8 @@ def render(runs: list[dict]) -> list[str]:
              "both ran. "
              "Compare these rows with "
              "each other, not with the",
-             "faithful table above: that was measured at another time, with a 0.3 s limit and "
-             "the solver code of then.", "",
+             "faithful table above: that one plans with a 0.3 s limit a decision, these with "
+             "the limit given.", "",
              "| setting | workloads | mean JCT (s) | rescales / job | mean queue (s) | "
              "p95 JCT (s) | JCT / κ=1 | rescales / κ=1 |", "|---|---|---|---|---|---|---|---|"]
     for s in names:
