@@ -90,6 +90,26 @@ def test_csv_faults_each_rejected_with_its_reason(con, tmp_path):
     assert j2 == (2, 1.0)
 
 
+def test_a_rejected_event_can_put_later_ones_out_of_order(con, tmp_path):
+    # the first start is rejected for its size; then the scale and the completion that fitted
+    # the lifecycle with it are before any start, and are rejected in the next round
+    path = tmp_path / "cascade.csv"
+    path.write_text(EVENTS_HEADER
+                    + "j1,2026-12-01T10:00:00Z,submitted,,1,4,2,100,1,x,a\n"
+                    + "j1,2026-12-01T10:01:00Z,started,8,,,,,,,\n"
+                    + "j1,2026-12-01T10:02:00Z,scaled,2,,,,,,,\n"
+                    + "j1,2026-12-01T10:03:00Z,completed,,,,,,,,\n")
+    result = ingest_file(con, path)
+    assert rejects(con, result.file_id) == {
+        3: "nodes 8 outside the job's [min_nodes, max_nodes] = [1, 4]",
+        4: "out of order: scaled before the job started",
+        5: "out of order: completed before the job started"}
+    # a later file starts it properly, judged against what the warehouse holds
+    later = tmp_path / "later.csv"
+    later.write_text(EVENTS_HEADER + "j1,2026-12-01T10:10:00Z,started,2,,,,,,,\n")
+    assert ingest_file(con, later).rows_loaded == 1
+
+
 def test_sample_and_capacity_rules(con, tmp_path):
     (tmp_path / "ev.csv").write_text(
         EVENTS_HEADER + "a,2026-12-01T10:00:00Z,submitted,,1,4,2,1e6,1,m,t\n")

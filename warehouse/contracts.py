@@ -18,6 +18,9 @@ class Feed:
     columns: dict[str, str]
     required: tuple[str, ...]       # columns a file must have to be this feed
     marker: str                     # a column that only this feed has
+    # a check (sql/ingest/<name>.sql) run again while it rejects rows: rejecting one row can
+    # make another wrong (an event out of order once an earlier one is rejected)
+    recheck: str | None = None
 
     def csv_columns(self, header: list[str]) -> dict[str, str]:
         """Reader columns for a CSV header: contract columns typed, others as text."""
@@ -31,12 +34,13 @@ TEXT = {"job_id", "event", "model", "tenant", "pool", "event_time", "sample_time
         "effective_from"}
 
 
-def _feed(name: str, marker: str) -> Feed:
+def _feed(name: str, marker: str, recheck: str | None = None) -> Feed:
     types = {c: "VARCHAR" if c in TEXT else "DOUBLE" for c in feeds.COLUMNS[name]}
-    return Feed(name=name, columns=types, required=feeds.REQUIRED[name], marker=marker)
+    return Feed(name=name, columns=types, required=feeds.REQUIRED[name], marker=marker,
+                recheck=recheck)
 
 
-JOB_EVENTS = _feed(feeds.JOB_EVENTS, marker="event")
+JOB_EVENTS = _feed(feeds.JOB_EVENTS, marker="event", recheck="order_job_events")
 THROUGHPUT_SAMPLES = _feed(feeds.THROUGHPUT_SAMPLES, marker="throughput")
 CAPACITY = _feed(feeds.CAPACITY, marker="pool")
 TENANT_QUOTAS = _feed(feeds.TENANT_QUOTAS, marker="guaranteed_nodes")

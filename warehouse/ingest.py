@@ -251,7 +251,19 @@ def _stage(con: duckdb.DuckDBPyConnection, path: Path, feed_name: str | None,
     run(con, f"ingest/stage_{feed.name}")
     run(con, "ingest/check_duplicates")
     run(con, f"ingest/check_{feed.name}")
+    if feed.recheck:
+        _until_nothing_rejected(con, f"ingest/{feed.recheck}")
     return feed
+
+
+def _until_nothing_rejected(con: duckdb.DuckDBPyConnection, check: str) -> None:
+    """Run a check (an UPDATE of stage.reason) again while it rejects rows; each round rejects
+    at least one row, so this ends."""
+    rounds = 1
+    while run(con, check).fetchone()[0]:
+        rounds += 1
+    if rounds > 2:
+        log.info("%s: %d rounds", check, rounds)
 
 
 def _commit_file(con: duckdb.DuckDBPyConnection, path: Path, digest: str, file_id: int,
