@@ -3,8 +3,7 @@
 -- Rejecting one event (say the first started) changes the lifecycle and can put another out of
 -- order, so warehouse/ingest.py runs this again while it rejects rows (Feed.recheck); a round
 -- judges every job, and a job that lost no row judges the same as before. A rejected row keeps
--- the reason of the round that rejected it. The last statement's result is the number of rows
--- it rejected.
+-- the reason of the round that rejected it. Its result is the number of rows it rejected.
 
 UPDATE stage SET reason = r.verdict
 FROM (
