@@ -19,7 +19,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-from benchlib import OURS, POLLUX, RESULTS, replay_policy, write_section
+from benchlib import OURS, POLLUX, REFERENCE, RESULTS, replay_policy, write_section
 
 from flows import defaults
 from flows.usecases.runs import backtest, replay_config
@@ -30,10 +30,6 @@ from replay.pollux_runs import run_workload
 from sources.importers import import_pollux
 
 POLICIES = ("mip", "optimus", "greedy", "fifo")
-# mean JCT (s), 64 GPUs, from the data README
-REFERENCE = {1: (2089, 4087, 2474), 2: (3323, 6914, 5145), 3: (2188, 3944, 3876),
-             4: (2721, 5968, 3280), 5: (2674, 5656, 3501), 6: (2446, 5302, 3470),
-             7: (3616, 7291, 5480), 8: (2952, 6294, 5080)}
 
 
 def one(k: int, window: float, slots: int, time_limit: float) -> dict:

@@ -21,6 +21,12 @@ POLLUX = BENCH.parent.parent / "shared" / "data" / "pollux"
 RESULTS = BENCH / "results"
 RESULTS_DOC = BENCH.parent / "docs" / "results.md"
 
+# the published mean JCT (s) on the 8 normal-load workloads, 64 GPUs, from the data README:
+# (Pollux, Optimus+Oracle, Tiresias)
+REFERENCE = {1: (2089, 4087, 2474), 2: (3323, 6914, 5145), 3: (2188, 3944, 3876),
+             4: (2721, 5968, 3280), 5: (2674, 5656, 3501), 6: (2446, 5302, 3470),
+             7: (3616, 7291, 5480), 8: (2952, 6294, 5080)}
+
 
 # our planner's rows in the benches: the MIP, and the same allowed to stop running jobs
 # (Settings.preemption, `etplan backtest --preemption`)

@@ -17,8 +17,9 @@ With `--scale`: the default path (`plan`, solver auto, its default gap, `--time-
 100 / 1,000 / 10,000 jobs over several seeds (`--scale-sizes`, `--scale-seeds`), one decision
 per child process: p50 / p95 wall, proven gap, peak memory; with `--base PATH` (a worktree of
 the code before) the same instances decided by it too, interleaved, and each plan's objective
-against the first tree's. Figures go to bench/results/scale.json and the `solver-scale`
-section of docs/benchmarks.md. Run:
+against the first tree's. Figures go to bench/results/scale.json and to a section of
+docs/benchmarks.md: `solver-scale` with `--base` (the before/now comparison), `solver-scale-now`
+without (the `now` rows alone, as `make bench` runs it), so neither run erases the other. Run:
 `nice -n 10 .venv/bin/python bench/solver.py --scale [--base /tmp/solver-base]`.
 """
 
@@ -207,7 +208,8 @@ def scale_table(sizes: list[int], seeds: list[int], limit: float,
                 trees: list[tuple[str, Path, str]]) -> None:
     """For each size, `seeds` instances, each decided by every tree in turn (interleaved, so
     a change in the machine's load falls on all alike); the rows, to bench/results/scale.json
-    and the `solver-scale` section of docs/benchmarks.md."""
+    and docs/benchmarks.md: section `solver-scale` when there is a tree to compare with,
+    `solver-scale-now` when this tree is alone."""
     rows = []
     for n, k in zip(sizes, seeds, strict=True):
         per: dict[str, list[dict]] = {name: [] for name, _, _ in trees}
@@ -222,7 +224,7 @@ def scale_table(sizes: list[int], seeds: list[int], limit: float,
     (RESULTS / "scale.json").write_text(json.dumps(rows, indent=1) + "\n")
     lines = _scale_markdown(rows)
     print("\n".join(lines))
-    write_section("solver-scale", lines, BENCH_DOC)
+    write_section("solver-scale" if len(trees) > 1 else "solver-scale-now", lines, BENCH_DOC)
 
 
 def main() -> None:

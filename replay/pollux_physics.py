@@ -66,6 +66,20 @@ class Model:
             raise ValueError(f"{self.name}: no step time for {rot} at per-GPU batch {local_bsz}")
         return float(out[0]), float(out[1])
 
+    def step_times_with(self, gpus: int, local_bsz: float) -> list[tuple[float, float]]:
+        """(step, sync) of every way the engine can look up `gpus` GPUs: each measured
+        placement of that many GPUs that fits the cluster, and the interpolation at every
+        machine count they can span (a superset of what placements reach: for bounds)."""
+        out = [(float(np.interp(local_bsz, bs, step)), float(np.interp(local_bsz, bs, sync)))
+               for key, (bs, step, sync) in self._table.items()
+               if sum(map(int, key)) == gpus and len(key) <= MACHINES
+               and max(map(int, key)) <= GPUS_PER_MACHINE]
+        for k in range(math.ceil(gpus / GPUS_PER_MACHINE), min(gpus, MACHINES) + 1):
+            step, sync = self._nd([[k, gpus, float(local_bsz)]])[0]
+            if math.isfinite(step) and math.isfinite(sync):
+                out.append((float(step), float(sync)))
+        return out
+
     def _column(self, batch: float, column: str, epoch: int) -> float:
         lo = max((b for b in self.validation if b <= batch), default=None)
         hi = min((b for b in self.validation if b >= batch), default=None)
@@ -172,6 +186,21 @@ def epoch_seconds(m: Model, batch_size: int, gpus: int) -> tuple[float, ...] | N
     except ValueError:
         return None
     return out if all(math.isfinite(x) and x > 0 for x in out) else None
+
+
+@cache
+def fastest_epoch_seconds(m: Model, batch_size: int, gpus: int) -> tuple[float, ...] | None:
+    """Seconds each epoch takes on `gpus` GPUs at the fastest step time the engine can look up
+    for that many (`Model.step_times_with`, packed included): at most `epoch_seconds`, for
+    bounds that hold whatever the placement (spread shapes can beat packed ones)."""
+    secs = epoch_seconds(m, batch_size, gpus)
+    if secs is None:
+        return None
+    atomic, accum = batch_config(m, batch_size, gpus)
+    packed_s = iteration_seconds(m, packed(gpus), atomic, accum)
+    fastest = min([packed_s, *(step + (step - sync) * accum
+                               for step, sync in m.step_times_with(gpus, atomic))])
+    return tuple(x * fastest / packed_s for x in secs)
 
 
 def remaining_seconds(m: Model, batch_size: int, gpus: int, epoch: int, progress: float

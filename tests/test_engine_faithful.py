@@ -9,19 +9,20 @@ from replay.baselines import OptimusOracle, Tiresias
 from replay.cluster import place_counts, to_placement
 from replay.faithful import EngineJob, EnginePolicy, FaithfulConfig, PolluxJob, State, simulate
 from replay.kpis import run_kpis
-from replay.pollux_physics import Model, batch_config
+from replay.pollux_physics import Model, batch_config, epoch_seconds, fastest_epoch_seconds
 from sources.pollux import RawProfile
 
 POLLUX = Path(__file__).resolve().parents[2] / "shared" / "data" / "pollux"
 
 
-def toy(grad_var: float = 0.0, epochs: int = 2) -> Model:
+def toy(grad_var: float = 0.0, epochs: int = 2, spread: tuple[float, float] = (2.0, 3.0)
+        ) -> Model:
     """Per-GPU batch 8 or 16. One GPU: 1 s / 2 s a step, no sync; 2 GPUs on one machine: the
-    same with 0.2 s sync; 2 GPUs on two machines (1,1): 2 s / 3 s, 1.2 s sync. Batches 16 and
-    32 measured; epochs end at progress 10, 20, …; with grad_var 0 every iteration is one unit
-    of progress."""
+    same with 0.2 s sync; 2 GPUs on two machines (1,1): `spread` (2 s / 3 s), 1.2 s sync.
+    Batches 16 and 32 measured; epochs end at progress 10, 20, …; with grad_var 0 every
+    iteration is one unit of progress."""
     rows = [("1", 8, 1.0, 0.0), ("1", 16, 2.0, 0.0), ("2", 8, 1.0, 0.2), ("2", 16, 2.0, 0.2),
-            ("11", 8, 2.0, 1.2), ("11", 16, 3.0, 1.2)]
+            ("11", 8, spread[0], 1.2), ("11", 16, spread[1], 1.2)]
     placements = tuple({"placement": p, "local_bsz": float(b), "step_time": s, "sync_time": y}
                        for p, b, s, y in rows)
     scal = ({"num_nodes": 4.0, "num_replicas": 16.0, "local_bsz": 8.0, "step_time": 3.0,
@@ -79,6 +80,14 @@ def test_windowed_decisions_hold_machines():
     spec = PolluxJob("a", 61.0, "toy", 2, 32)
     r = simulate([spec], {"toy": toy()}, Script(lambda t: 2), FaithfulConfig(window=300))
     assert r.jobs[0].finish == 370
+
+
+def test_fastest_epoch_seconds_takes_the_fastest_shape_the_engine_looks_up():
+    # batch 32 on 2 GPUs: 16 a GPU, no accumulation; 10 iterations an epoch
+    assert epoch_seconds(toy(), 32, 2) == pytest.approx((20.0, 20.0))      # packed: 2 s a step
+    assert fastest_epoch_seconds(toy(), 32, 2) == pytest.approx((20.0, 20.0))
+    # (1, 1) measured at 1 s a step: faster than packed, and the bound takes it
+    assert fastest_epoch_seconds(toy(spread=(0.5, 1.0)), 32, 2) == pytest.approx((10.0, 10.0))
 
 
 def test_statistical_efficiency_gain():
