@@ -67,6 +67,26 @@ def test_event_bounds_hold_for_jsonl_and_offsets_within_14h_pass(tmp_path, con):
     assert [row[2] for row in rows] == ["bad_type", "bad_type"]
 
 
+def test_typed_parquet_times_take_the_value_and_infinity_is_rejected(tmp_path, con):
+    """A Parquet sample_time typed TIMESTAMP (no zone: read as UTC, as its text would be) or
+    TIMESTAMPTZ is taken without the text round trip; an infinite one is rejected as before."""
+    import duckdb
+    events = tmp_path / "events.csv"
+    events.write_text(EVENTS + GOOD_SUBMIT + "\n")
+    assert ingest_file(con, events).rows_loaded == 1
+    for kind, at in (("TIMESTAMP", "2026-12-01 10:05:00"), ("TIMESTAMPTZ", "2026-12-01 10:06:00")):
+        path = tmp_path / f"samples-{kind}.parquet"
+        duckdb.sql(f"SELECT 'j1' AS job_id, CAST(t AS {kind}) AS sample_time, 4 AS nodes, "
+                   f"350.5 AS throughput FROM (VALUES ('{at}'), ('infinity')) v(t)"
+                   ).write_parquet(str(path))
+        r, rows = _reject(con, path)
+        assert (r.rows_loaded, r.rows_rejected) == (1, 1), kind
+        assert rows[0][1] == "bad type: sample_time 'infinity' is not an ISO 8601 timestamp"
+    loaded = con.execute("SELECT strftime(sample_time AT TIME ZONE 'UTC', '%H:%M:%S') "
+                         "FROM throughput_samples ORDER BY sample_time").fetchall()
+    assert loaded == [("10:05:00",), ("10:06:00",)]
+
+
 @pytest.mark.parametrize("value", ["1e-310", "1.7e308", "1e13", "inf", "nan"])
 def test_throughput_out_of_bounds_is_rejected(tmp_path, con, value):
     events = tmp_path / "events.csv"
