@@ -144,7 +144,11 @@ def batch_config(m: Model, batch_size: int, gpus: int, one_gpu_accum: bool = Fal
 
 
 def iteration_seconds(m: Model, placement: Placement, atomic: int, accum: int) -> float:
-    step, sync = m.step_time(placement, atomic)
+    return _iteration(*m.step_time(placement, atomic), accum)
+
+
+def _iteration(step: float, sync: float, accum: int) -> float:
+    """One step plus `accum` micro-steps, each costing the step less its sync."""
     return step + (step - sync) * accum
 
 
@@ -198,7 +202,7 @@ def fastest_epoch_seconds(m: Model, batch_size: int, gpus: int) -> tuple[float, 
         return None
     atomic, accum = batch_config(m, batch_size, gpus)
     packed_s = iteration_seconds(m, packed(gpus), atomic, accum)
-    fastest = min([packed_s, *(step + (step - sync) * accum
+    fastest = min([packed_s, *(_iteration(step, sync, accum)
                                for step, sync in m.step_times_with(gpus, atomic))])
     return tuple(x * fastest / packed_s for x in secs)
 
