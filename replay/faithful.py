@@ -44,6 +44,7 @@ from replay.pollux_physics import (
     batch_config,
     iteration_seconds,
     remaining_seconds,
+    trained_batch,
 )
 from replay.trace import TraceJob
 
@@ -106,7 +107,7 @@ class EngineJob:
         self.restart_left -= delay
         now, seconds = start + delay, seconds - delay
         m = self.model
-        trained = n * self.atomic * (self.accum + 1)
+        trained = trained_batch(n, self.atomic, self.accum)
         it_s = iteration_seconds(m, self.placement, self.atomic, self.accum)
         while seconds > 0 and self.finish is None:
             rate = m.gain(trained, self.epoch) / it_s

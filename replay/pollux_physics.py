@@ -143,6 +143,11 @@ def batch_config(m: Model, batch_size: int, gpus: int, one_gpu_accum: bool = Fal
     return min(atomic, int(m.max_batch_size / (gpus * (accum + 1)))), accum
 
 
+def trained_batch(gpus: int, atomic: int, accum: int) -> int:
+    """Samples one iteration trains: each GPU's micro-batch, once plus `accum` more times."""
+    return gpus * atomic * (accum + 1)
+
+
 def iteration_seconds(m: Model, placement: Placement, atomic: int, accum: int) -> float:
     return _iteration(*m.step_time(placement, atomic), accum)
 
@@ -165,7 +170,7 @@ def job_rate(m: Model, batch_size: int, placement: Placement, epoch: int = 0) ->
     n = sum(placement)
     atomic, accum = batch_config(m, batch_size, n)
     it_s = iteration_seconds(m, placement, atomic, accum)
-    trained = n * atomic * (accum + 1)
+    trained = trained_batch(n, atomic, accum)
     return Rate(m.gain(trained, min(epoch, m.max_epochs - 1)) / it_s, it_s, trained)
 
 
