@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import subprocess
 import sys
 import textwrap
@@ -42,6 +43,23 @@ def test_ingest_exit_codes_and_messages(tmp_path):
     missing = run_cli("ingest", str(tmp_path / "nowhere"), "--warehouse", wh)
     assert missing.returncode == 1
     assert missing.stderr.strip() == f"error: {tmp_path / 'nowhere'}: no such file or folder"
+
+
+def test_ingest_table_keeps_counts_and_paths_whole_in_a_narrow_pipe(tmp_path):
+    """Before: at 80 columns (a pipe) rich cut the status and the rows read to 'load…' and
+    '2,0…' when the file names were long."""
+    logs = [tmp_path / f"platform-logs-of-the-{region}-cluster" for region in ("east", "west")]
+    for seed, folder in enumerate(logs):
+        assert run_cli("generate", "--jobs", "400", "--seed", str(seed),
+                       "--out", str(folder)).returncode == 0
+    r = run_cli("ingest", *map(str, logs), "--warehouse", str(tmp_path / "w.duckdb"),
+                env={"COLUMNS": "80"})
+    assert r.returncode == 0, r.stderr
+    assert "…" not in r.stdout
+    rows = [line for line in r.stdout.splitlines() if line.startswith("│") and ".csv" in line]
+    whole = r"│ (loaded|skipped) +│ +[\d,]+ │ +[\d,]+ │ +[\d,]+ │$"
+    assert len(rows) == 6 and all(re.search(whole, line) for line in rows), rows
+    assert sum(str(folder.name) in r.stdout for folder in logs) == 2
 
 
 def test_sql_read_only_and_formats(tmp_path):

@@ -103,18 +103,7 @@ def ingest(
     folder = common_folder([Path(r.path) for r in results])
     out.print(f"ingest into {warehouse_path(warehouse)} from {folder}", highlight=False)
     names = [str(Path(r.path).relative_to(folder)) for r in results]
-    table = Table()
-    table.add_column("file", no_wrap=True, min_width=max(map(len, names), default=4))
-    table.add_column("feed", no_wrap=True)
-    table.add_column("status", no_wrap=True)
-    for col in ("read", "loaded", "rejected"):   # whole numbers, never cut
-        table.add_column(col, justify="right", no_wrap=True, min_width=len(col))
-    for name, r in zip(names, results, strict=True):
-        style = {"failed": "red", "skipped": "dim"}.get(r.status, "")
-        table.add_row(name, FEED_SHORT.get(r.feed, r.feed or "-"), r.status,
-                      f"{r.rows_read:,}", f"{r.rows_loaded:,}", f"{r.rows_rejected:,}",
-                      style=style)
-    out.print(table)
+    out.print(ingest_table(names, results))
     for name, r in zip(names, results, strict=True):
         if r.message and r.status != "failed":
             out.print(f"{name}: {r.message}", highlight=False, markup=False)
@@ -126,6 +115,25 @@ def ingest(
         err.print(f"error: {r.path}: {r.message}", highlight=False, soft_wrap=True)
     if failed:
         raise typer.Exit(1)
+
+
+INGEST_COLUMNS = ("file", "feed", "status", "read", "loaded", "rejected")
+
+
+def ingest_table(names: list[str], results: list) -> Table:
+    """One row per file. Every cell is kept whole, each column as wide as its longest cell:
+    on a narrow terminal or in a pipe (80 columns) the table runs wider rather than cutting a
+    row count or a path."""
+    rows = [(name, FEED_SHORT.get(r.feed, r.feed or "-"), r.status, f"{r.rows_read:,}",
+             f"{r.rows_loaded:,}", f"{r.rows_rejected:,}")
+            for name, r in zip(names, results, strict=True)]
+    table = Table()
+    for i, col in enumerate(INGEST_COLUMNS):
+        table.add_column(col, justify="right" if i >= 3 else "left", no_wrap=True,
+                         min_width=max([len(col), *(len(row[i]) for row in rows)]))
+    for row, r in zip(rows, results, strict=True):
+        table.add_row(*row, style={"failed": "red", "skipped": "dim"}.get(r.status, ""))
+    return table
 
 
 def common_folder(paths: list[Path]) -> Path:
