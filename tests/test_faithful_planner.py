@@ -4,6 +4,8 @@ a long job held at 1 GPU is not starved; sizes that pack onto 4-GPU machines. A 
 is repacked onto fewer machines when that saves more than its restart. Hand-computed 2–3 job
 cases."""
 
+from pathlib import Path
+
 import pytest
 
 from replay.cluster import repack, spread
@@ -94,3 +96,16 @@ def test_the_planner_repacks_when_the_time_saved_exceeds_a_restart(epochs, moves
     assert placement_slowdown(j.model, 32, (1, 1)) == pytest.approx(1.5)
     got = PlannerPolicy("mip").place({"a": 2}, state)["a"]
     assert got == ([0, 0] if moves else [0, 1])
+
+
+def test_the_embedding_example_in_operations_md_runs_as_written(capsys):
+    """docs/operations.md, "The planner inside another scheduler": its code block runs and
+    prints what the page says, and the settings it names are `PlannerPolicy`'s."""
+    doc = (Path(__file__).parents[1] / "docs" / "operations.md").read_text()
+    section = doc.split("## The planner inside another scheduler", 1)[1]
+    code = section.split("```python\n", 1)[1].split("```", 1)[0]
+    exec(compile(code, "docs/operations.md", "exec"), {})
+    assert capsys.readouterr().out.strip() == "{'a': 4, 'b': 4}"
+    assert "`{'a': 4, 'b': 4}`" in section
+    policy = PlannerPolicy()
+    assert (policy.slot_seconds, policy.num_slots, policy.settings.time_limit) == (120.0, 6, 0.3)
