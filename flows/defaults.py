@@ -31,7 +31,7 @@ RESCALE_SECONDS = DEFAULT_RESCALE_SECONDS
 # replays (backtest, sweep, bench): a plan every REPLAY_WINDOW seconds
 REPLAY_WINDOW = 300.0
 REPLAY_GAP = 0.005                         # every replay's (docs/benchmarks.md, "The replays' gap")
-POLICIES = ("mip", "greedy", "fifo")       # compared by backtest and demo by default
+POLICIES = ("mip", "optimus", "greedy", "fifo")   # compared by backtest and demo by default
 
 # solver time limits, one per purpose (seconds per decision)
 PLAN_GAP = DEFAULT_GAP                     # relative MIP gap of `solve`

@@ -216,7 +216,7 @@ def demo_flow(data_dir: str = str(defaults.DEMO_LOGS), outputs: str = OUTPUTS,
               warehouse: str | None = None, jobs: int = defaults.SYNTHETIC_JOBS,
               seed: int = defaults.SYNTHETIC_SEED, run_id: str | None = None) -> dict:
     """The main job on the embedded default: generate → ingest → estimate → backtest (mip,
-    greedy, fifo) → plan the latest window → report."""
+    optimus, greedy, fifo) → plan the latest window → report."""
     run_id = run_id or f"demo-seed{seed}"
     written = generate_task(data_dir, jobs, seed)
     logs = [p for k, p in written.items() if k != "truth"]

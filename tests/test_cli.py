@@ -246,3 +246,18 @@ def test_serve_uses_the_configured_prefect_api(monkeypatch, tmp_path):
     with server.prefect_api(tmp_path, said.append) as api:
         assert api == "http://127.0.0.1:9/api"
     assert said == ["Prefect API: http://127.0.0.1:9/api (PREFECT_API_URL)"]
+
+
+def test_the_backtest_table_keeps_kpi_names_whole_at_80_columns(monkeypatch, capsys):
+    """Before: with four policies `make run` printed 'speedup_vs_sta…' and 'rescales_per_j…'
+    in a pipe."""
+    from flows.cli.common import COMPARED, print_comparison
+
+    monkeypatch.setenv("COLUMNS", "80")
+    kpis = {key: 123456.789 for key in COMPARED}
+    pols = {p: kpis for p in ("mip", "optimus", "greedy", "fifo")}
+    ratios = {p: {key: 0.5 for key in COMPARED} for p in pols}
+    print_comparison({"policies": pols, "ratios_vs_greedy": ratios})
+    text = capsys.readouterr().out
+    assert "…" not in text
+    assert all(f"│ {key} " in text for key in COMPARED)

@@ -141,14 +141,25 @@ def print_written(written: dict[str, Path]) -> None:
         out.print(f"{name:<19} {path}", highlight=False)
 
 
+def whole_table(headers: list[str], rows: list[tuple[str, ...]], *, right_from: int,
+                title: str | None = None, styles: list[str] | None = None) -> Table:
+    """A table whose cells are never cut: each column as wide as its longest cell (on a narrow
+    terminal or in a pipe, 80 columns, it runs wider instead); columns from `right_from` on
+    right-aligned."""
+    table = Table(title=title)
+    for i, head in enumerate(headers):
+        table.add_column(head, justify="right" if i >= right_from else "left", no_wrap=True,
+                         min_width=max([len(head), *(len(row[i]) for row in rows)]))
+    for i, row in enumerate(rows):
+        table.add_row(*row, style=styles[i] if styles else None)
+    return table
+
+
 def print_comparison(doc: dict) -> None:
     """The backtest summary: one column per policy, ratios vs greedy in brackets."""
     pols = doc["policies"]
     ratios = doc.get("ratios_vs_greedy", {})
-    table = Table(title="backtest" + (" (ratio vs greedy in brackets)" if ratios else ""))
-    table.add_column("KPI")
-    for p in pols:
-        table.add_column(p, justify="right")
+    rows = []
     for key in COMPARED:
         cells = []
         for p, s in pols.items():
@@ -157,8 +168,9 @@ def print_comparison(doc: dict) -> None:
                                           else f"{v:,.0f}")
             r = ratios.get(p, {}).get(key)
             cells.append(text + (f" ({r:.2f})" if r is not None and p != "greedy" else ""))
-        table.add_row(key, *cells)
-    out.print(table)
+        rows.append((key, *cells))
+    out.print(whole_table(["KPI", *pols], rows, right_from=1, title="backtest" + (
+        " (ratio vs greedy in brackets)" if ratios else "")))
 
 
 def print_counts(title: str, head: tuple[str, str], rows: list[tuple[str, int]]) -> None:

@@ -22,6 +22,7 @@ from flows.cli.common import (
     out,
     print_counts,
     print_written,
+    whole_table,
 )
 from warehouse.errors import EtplanError
 
@@ -121,19 +122,12 @@ INGEST_COLUMNS = ("file", "feed", "status", "read", "loaded", "rejected")
 
 
 def ingest_table(names: list[str], results: list) -> Table:
-    """One row per file. Every cell is kept whole, each column as wide as its longest cell:
-    on a narrow terminal or in a pipe (80 columns) the table runs wider rather than cutting a
-    row count or a path."""
+    """One row per file, every cell whole (`whole_table`): rows read, loaded and rejected."""
     rows = [(name, FEED_SHORT.get(r.feed, r.feed or "-"), r.status, f"{r.rows_read:,}",
              f"{r.rows_loaded:,}", f"{r.rows_rejected:,}")
             for name, r in zip(names, results, strict=True)]
-    table = Table()
-    for i, col in enumerate(INGEST_COLUMNS):
-        table.add_column(col, justify="right" if i >= 3 else "left", no_wrap=True,
-                         min_width=max([len(col), *(len(row[i]) for row in rows)]))
-    for row, r in zip(rows, results, strict=True):
-        table.add_row(*row, style={"failed": "red", "skipped": "dim"}.get(r.status, ""))
-    return table
+    return whole_table(list(INGEST_COLUMNS), rows, right_from=3, styles=[
+        {"failed": "red", "skipped": "dim"}.get(r.status, "") for r in results])
 
 
 def common_folder(paths: list[Path]) -> Path:

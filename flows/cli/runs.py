@@ -123,8 +123,8 @@ def demo(
     warehouse: WarehouseOpt = None,
 ) -> None:
     """The main job on the embedded default (Prefect's ephemeral API): generate a seeded trace,
-    ingest it, estimate throughput curves, replay mip, greedy and fifo, plan the latest window,
-    write the report."""
+    ingest it, estimate throughput curves, replay mip, optimus, greedy and fifo, plan the latest
+    window, write the report."""
     from flows.pipeline import demo_flow
     from warehouse.connection import warehouse_path
 
