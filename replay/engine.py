@@ -203,9 +203,8 @@ class _Replay:
         started = time.perf_counter()
         p = plan(inst, self.policy, self.cfg.settings, hint=self.hint, prices=False)
         decision = time.perf_counter() - started
-        # the rest of this plan, one slot on, is the next window's warm start
-        self.hint = {job_id: row[1:] for job_id, row in p.nodes_by_job().items()}
-        first = {a.job_id: a.nodes for a in p.allocations if a.slot == 0}
+        self.hint = p.next_hint()
+        first = p.first_slot()
         rescale = self.trace.rescale_seconds
         moves = []
         for s in active:

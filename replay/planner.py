@@ -93,9 +93,8 @@ class PlannerPolicy(EnginePolicy):
                         slot_seconds=self.slot_seconds, num_slots=self.num_slots,
                         critical_seconds=self.critical_seconds, **self.churn.fields())
         p = plan(inst, self.name, self.settings, hint=self.hint, prices=False)
-        rows = p.nodes_by_job()
-        self.hint = {k: list(v[1:]) for k, v in rows.items()}
-        counts = {k: int(v[0]) for k, v in rows.items()}
+        self.hint = p.next_hint()
+        counts = p.first_slot()
         return self.place(counts, state) if self.repack else counts
 
     def place(self, counts: dict[str, int], state: State) -> dict[str, Allocation]:

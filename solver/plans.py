@@ -63,6 +63,14 @@ class Plan:
             out.setdefault(a.job_id, []).append(a.nodes)
         return out
 
+    def first_slot(self) -> dict[str, int]:
+        """Each job's nodes in slot 0: what a scheduler applies now."""
+        return {a.job_id: a.nodes for a in self.allocations if a.slot == 0}
+
+    def next_hint(self) -> dict[str, list[int]]:
+        """The rest of the plan, one slot on: the next decision's warm start (`hint`)."""
+        return {job_id: row[1:] for job_id, row in self.nodes_by_job().items()}
+
     def node_matrix(self, inst: Instance) -> np.ndarray:
         """The plan's node counts as int [J, T], in the order of `inst`'s jobs."""
         rows = self.nodes_by_job()
