@@ -6,7 +6,11 @@ Run: `make bench` or `.venv/bin/python bench/backtest.py [--workloads 1,6] [--wi
 `--faithful POLICIES` runs the faithful replay (`replay/faithful.py`, the Pollux artifact's
 engine rules) instead: the fidelity table (`tiresias`, `optimus-oracle` against the published
 means) and any of our policies listed, written to bench/results/faithful.json and to its own
-section of docs/results.md (each bench script replaces only its own section).
+section of docs/results.md (each bench script replaces only its own section). With `--load 0.5`
+or `--load 1.5` it runs the data's scaled workloads (`workloads-0.5/`, `workloads-1.5/`: half and
+one and a half times the jobs) into bench/results/faithful-load-<load>.json and a section of
+their own, our planner against the artifact's baselines (no published means exist for them);
+not part of `make bench`.
 """
 
 from __future__ import annotations
@@ -57,20 +61,28 @@ def main() -> None:
     ap.add_argument("--time-limit", type=float, default=defaults.BENCH_TIME_LIMIT)
     ap.add_argument("--processes", type=int, default=2)
     ap.add_argument("--render-only", action="store_true",
-                    help="rewrite docs/results.md from bench/results/backtest.json")
+                    help="rewrite docs/results.md from the JSON in bench/results/")
     ap.add_argument("--faithful", metavar="POLICIES",
                     help="run these policies in the faithful replay (e.g. "
                          "tiresias,optimus-oracle,mip,optimus,greedy,fifo)")
+    ap.add_argument("--load", choices=LOADS,
+                    help="with --faithful: the scaled workloads (0.5 or 1.5 times the jobs)")
     args = ap.parse_args()
+    if args.load and not args.faithful:
+        ap.error("--load needs --faithful POLICIES")
     if args.faithful:
         faithful_main(args.faithful.split(","), [int(k) for k in args.workloads.split(",")],
-                      args.processes, args.time_limit)
+                      args.processes, args.time_limit, args.load)
         return
     if args.render_only:
         if (RESULTS / "backtest.json").exists():
             write_windowed(json.loads((RESULTS / "backtest.json").read_text()), args)
         if FAITHFUL_JSON.exists():
             write_faithful_doc(json.loads(FAITHFUL_JSON.read_text()), args.time_limit)
+        for load in LOADS:
+            if faithful_json(load).exists():
+                write_load_doc(json.loads(faithful_json(load).read_text()), args.time_limit,
+                               load)
         return
     if not (POLLUX / "workloads").is_dir():
         print(f"skipped: {POLLUX} is absent")
@@ -217,36 +229,50 @@ restarting costs rescales that the rolling horizon does not win back.
 # ---- the faithful replay ------------------------------------------------------------------
 FAITHFUL_JSON = RESULTS / "faithful.json"
 PUBLISHED = {"optimus-oracle": 1, "tiresias": 2}   # column of REFERENCE
+LOADS = ("0.5", "1.5")   # the data's scaled workloads, workloads-<load>/
 
 
-def faithful_one(k: int, policy: str, time_limit: float) -> dict:
+def workloads_dir(load: str | None) -> Path:
+    """The normal-load workloads, or the data's folder of those scaled by `load`."""
+    return POLLUX / ("workloads" if load is None else f"workloads-{load}")
+
+
+def faithful_json(load: str | None) -> Path:
+    return FAITHFUL_JSON if load is None else RESULTS / f"faithful-load-{load}.json"
+
+
+def faithful_one(k: int, policy: str, time_limit: float, load: str | None = None) -> dict:
     name, options = replay_policy(policy, time_limit)
     start = time.perf_counter()
-    r: FaithfulResult = run_workload(POLLUX / "workloads" / f"workload-{k}.csv",
+    r: FaithfulResult = run_workload(workloads_dir(load) / f"workload-{k}.csv",
                                      POLLUX / "traces", name, **options)
     kpis = run_kpis(r)
     return {"workload": k, "policy": policy, "mean_jct_s": r.mean_jct,
-            "wall_s": time.perf_counter() - start,
+            "wall_s": time.perf_counter() - start, "time_limit_s": time_limit,
             "spread_starts_per_job": sum(r.spread_starts.values()) / len(r.jobs),
             **{key: kpis[key] for key in ("mean_queue_s", "p95_jct_s", "utilization",
                                           "gpu_efficiency", "speedup_vs_static",
                                           "rescales_per_job", "unschedulable")}}
 
 
-def faithful_main(policies: list[str], ks: list[int], processes: int, time_limit: float) -> None:
-    if not (POLLUX / "workloads").is_dir():
-        print(f"skipped: {POLLUX} is absent")
+def faithful_main(policies: list[str], ks: list[int], processes: int, time_limit: float,
+                  load: str | None = None) -> None:
+    if not workloads_dir(load).is_dir():
+        print(f"skipped: {workloads_dir(load)} is absent")
         return
-    runs = json.loads(FAITHFUL_JSON.read_text()) if FAITHFUL_JSON.exists() else []
+    path = faithful_json(load)
+    runs = json.loads(path.read_text()) if path.exists() else []
     todo = [(k, p) for p in policies for k in ks]
     with ProcessPoolExecutor(processes) as pool:
         new = list(pool.map(faithful_one, [k for k, _ in todo], [p for _, p in todo],
-                            [time_limit] * len(todo)))
+                            [time_limit] * len(todo), [load] * len(todo)))
     done = {(r["workload"], r["policy"]) for r in new}
     runs = [r for r in runs if (r["workload"], r["policy"]) not in done] + new
     RESULTS.mkdir(exist_ok=True)
-    FAITHFUL_JSON.write_text(json.dumps(runs, indent=1) + "\n")
-    print("\n".join(write_faithful_doc(runs, time_limit)))
+    path.write_text(json.dumps(runs, indent=1) + "\n")
+    lines = write_faithful_doc(runs, time_limit) if load is None else write_load_doc(
+        runs, time_limit, load)
+    print("\n".join(lines))
 
 
 def write_faithful_doc(runs: list[dict], time_limit: float) -> list[str]:
@@ -254,6 +280,63 @@ def write_faithful_doc(runs: list[dict], time_limit: float) -> list[str]:
     lines = render_faithful(runs, time_limit)
     write_section("faithful", lines)
     return lines
+
+
+def write_load_doc(runs: list[dict], time_limit: float, load: str) -> list[str]:
+    """The section of docs/results.md for one scaled load (`--load`)."""
+    lines = render_load(runs, time_limit, load)
+    write_section(f"faithful-load-{load}", lines)
+    return lines
+
+
+def render_load(runs: list[dict], time_limit: float, load: str) -> list[str]:
+    """The section's table; the time limit the runs record, else `time_limit`."""
+    time_limit = max((r.get("time_limit_s", time_limit) for r in runs), default=time_limit)
+    by = {(r["workload"], r["policy"]): r for r in runs}
+    ks = sorted({r["workload"] for r in runs})
+    pols = _policies_run(by, ks)
+    ours = [p for p in OURS if p in pols]
+    lines = [f"## The faithful replay at {load}× load", "",
+             "Generated by `.venv/bin/python bench/backtest.py --faithful "
+             f"{','.join(pols)} --load {load} --time-limit {time_limit}` (on its own, not "
+             f"part of `make bench`): the data's `workloads-{load}/`, each normal-load "
+             f"workload with {load} times the jobs in the same hours, 64 GPUs, the engine and "
+             "the planner settings of the faithful table at the top of this file. The data "
+             "gives no published means at this load. Mean JCT in seconds; rescales per job "
+             "in brackets.", "",
+             "| workload | " + " | ".join(pols) + "".join(f" | {p} / tiresias" for p in ours)
+             + " |", "|---" * (1 + len(pols) + len(ours)) + "|"]
+
+    def cell(r: dict) -> str:
+        return f"{r['mean_jct_s']:,.0f} ({r['rescales_per_job']:.2f})"
+
+    for k in ks:
+        row = [cell(by[(k, p)]) if (k, p) in by else "–" for p in pols]
+        row += [_ratio(by, [k], p) for p in ours]
+        lines.append(f"| {k} | " + " | ".join(row) + " |")
+    mean = [f"{_mean_jct(by, [k for k in ks if (k, p) in by], p):,.0f}" for p in pols]
+    lines.append("| mean | " + " | ".join(mean + [_ratio(by, ks, p) for p in ours]) + " |")
+    return [*lines, ""]
+
+
+def _policies_run(by: dict, ks: list[int]) -> list[str]:
+    """The policies with a run, in the tables' order: ours, the artifact's, our baselines."""
+    order = (*OURS, "tiresias", "optimus-oracle", "optimus", "greedy", "fifo")
+    return [p for p in order if any((k, p) in by for k in ks)]
+
+
+def _ratio(by: dict, ks: list[int], ours: str) -> str:
+    """Our mean JCT over Tiresias's, on the workloads both ran (– if none)."""
+    both = _both(by, ks, ours)
+    return f"{_mean_jct(by, both, ours) / _mean_jct(by, both, 'tiresias'):.2f}" if both else "–"
+
+
+def _both(by: dict, ks: list[int], ours: str) -> list[int]:
+    return [k for k in ks if (k, ours) in by and (k, "tiresias") in by]
+
+
+def _mean_jct(by: dict, ks: list[int], policy: str) -> float:
+    return statistics.mean(by[(k, policy)]["mean_jct_s"] for k in ks)
 
 
 def _demote(text: str) -> str:
@@ -296,9 +379,7 @@ Tiresias keeps each job's requested size and queues by attained service; it matc
 
 
 def _faithful_policies(by: dict, ks: list[int], time_limit: float) -> list[str]:
-    policies = [p for p in ("mip", "mip-preemptive", "tiresias", "optimus-oracle", "optimus",
-                            "greedy", "fifo")
-                if any((k, p) in by for k in ks)]
+    policies = _policies_run(by, ks)
     lines = ["## Every policy in the faithful replay", "",
              f"Ours plan every 60 s over {PlannerPolicy.num_slots} slots of "
              f"{PlannerPolicy.slot_seconds:.0f} s (MIP time limit {time_limit} s a "
@@ -331,11 +412,10 @@ def _faithful_policies(by: dict, ks: list[int], time_limit: float) -> list[str]:
 
 def _faithful_targets(by: dict, ks: list[int], ours: str) -> list[str]:
     """Issue 13's targets for one of our rows, over the workloads it and Tiresias ran."""
-    both = [k for k in ks if (k, ours) in by and (k, "tiresias") in by]
+    both = _both(by, ks, ours)
     if not both:
         return []
-    mip = statistics.mean(by[(k, ours)]["mean_jct_s"] for k in both)
-    tir = statistics.mean(by[(k, "tiresias")]["mean_jct_s"] for k in both)
+    mip, tir = _mean_jct(by, both, ours), _mean_jct(by, both, "tiresias")
     per_job = statistics.mean(by[(k, ours)]["rescales_per_job"] for k in both)
     preempts = " allowed to stop running jobs (`--preemption`)" if OURS[ours] else ""
     return ["", f"Issue 13 targets: `{ours}` / Tiresias **{mip / tir:.2f}** (≤ 0.8); "
