@@ -261,3 +261,32 @@ def test_the_backtest_table_keeps_kpi_names_whole_at_80_columns(monkeypatch, cap
     text = capsys.readouterr().out
     assert "…" not in text
     assert all(f"│ {key} " in text for key in COMPARED)
+
+
+def test_plan_show_and_whatif_keep_long_job_ids_whole_at_80_columns(tmp_path):
+    """Ops act on the job ids `plan show` and `plan whatif` print: a platform's ids (here 45
+    characters) are never cut to fit a narrow terminal or pipe; the table runs wider."""
+    wh, outputs, logs = str(tmp_path / "w.duckdb"), str(tmp_path / "out"), tmp_path / "logs"
+    assert run_cli("generate", "--jobs", "30", "--seed", "3", "--out", str(logs)).returncode == 0
+    prefix = "team-vision/resnet50-finetune-2026-11-30-"
+    for name in ("job_events.csv", "throughput_samples.csv"):
+        f = logs / name
+        f.write_text(f.read_text().replace("job-", prefix))
+    assert run_cli("ingest", str(logs), "--warehouse", wh).returncode == 0
+    assert run_cli("estimate", "--warehouse", wh).returncode == 0
+    assert run_cli("plan", "window", "--time-limit", "1", "--outputs", outputs,
+                   "--warehouse", wh).returncode == 0
+    import duckdb
+
+    jobs = {r[0] for r in duckdb.sql(
+        f"SELECT DISTINCT job_id FROM read_parquet('{outputs}/plans/**/*.parquet')").fetchall()}
+    assert jobs and all(j.startswith(prefix) for j in jobs)
+    narrow = {"COLUMNS": "80"}
+    shown = run_cli("plan", "show", "--outputs", outputs, env=narrow)
+    assert shown.returncode == 0, shown.stderr
+    assert all(j in shown.stdout for j in jobs)
+    whatif = run_cli("plan", "whatif", "--capacity", "-8", "--time-limit", "1", "--outputs",
+                     outputs, "--warehouse", wh, env=narrow)
+    assert whatif.returncode == 0, whatif.stderr
+    changed = [j for j in jobs if j[len(prefix):] in whatif.stdout]
+    assert changed and all(j in whatif.stdout for j in changed)

@@ -26,7 +26,7 @@ def cluster():
 def _workloads(root, n=2):
     paths = []
     for seed in range(n):
-        d = root / f"w{seed}"
+        d = root / f"philly-slice-{seed}-elastic-0.5-2"   # names as long as real ones
         write_logs(d, 20, seed, capacity=16)
         paths.append(d)
     return paths
@@ -46,10 +46,15 @@ def test_sweep_on_a_dask_cluster_reuses_finished_cells(cluster, tmp_path):
     assert all(json.loads(c.read_text())["kpis"]["mean_jct_s"] > 0 for c in cells)
 
     t0 = time.monotonic()
-    again = run_cli(*args, env=env)
+    again = run_cli(*args, env={**env, "COLUMNS": "80"})   # a narrow pipe: cells stay whole
     assert again.returncode == 0, again.stderr[-3000:]
     assert "0 cells replayed, 4 reused" in again.stdout
     assert time.monotonic() - t0 < 30       # no cluster, no server: seconds
+    assert all(p.name in again.stdout for p in paths)    # cut to "philly-sl…" before
+    for c in cells:
+        kpis = json.loads(c.read_text())["kpis"]
+        assert f"{kpis['mean_jct_s']:,.0f}" in again.stdout
+        assert f"{kpis['gpu_efficiency']:,.3f}" in again.stdout
 
     events = paths[1] / "job_events.csv"
     os.utime(events, ns=(time.time_ns(), time.time_ns()))   # a changed input

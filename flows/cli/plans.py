@@ -23,6 +23,7 @@ from flows.cli.common import (
     churn_options,
     err,
     out,
+    whole_table,
 )
 
 if TYPE_CHECKING:
@@ -139,13 +140,12 @@ def plan_show(outputs: OutputsOpt = defaults.OUTPUTS) -> None:
     if not rows:
         out.print("the latest plan has no jobs")
         return
-    table = Table(title=f"plan for {rows[0][6]:%Y-%m-%d %H:%M} UTC (run {rows[0][7]}, "
-                        f"{rows[0][8]}, {rows[0][9]})")
-    for c in ("job", "action", "nodes now → next", "ETC", "saved vs static"):
-        table.add_column(c, justify="left" if c in ("job", "action") else "right")
-    for job, action, now, nxt, etc, saved, *_ in rows:
-        table.add_row(job, action, f"{now} → {nxt}", duration_text(etc), duration_text(saved))
-    out.print(table)
+    cells = [(job, action, f"{now} → {nxt}", duration_text(etc), duration_text(saved))
+             for job, action, now, nxt, etc, saved, *_ in rows]
+    out.print(whole_table(["job", "action", "nodes now → next", "ETC", "saved vs static"],
+                          cells, right_from=2,   # job ids whole: ops act on them
+                          title=f"plan for {rows[0][6]:%Y-%m-%d %H:%M} UTC (run {rows[0][7]}, "
+                                f"{rows[0][8]}, {rows[0][9]})"))
 
 
 
@@ -192,14 +192,12 @@ def _print_whatif(w) -> None:
               f"({w.policy}, {w.jobs} jobs): {w.plan.solver} ({w.plan.status}) in "
               f"{w.plan.solve_seconds:.2f} s", highlight=False)
     if w.changed:
-        table = Table(title="jobs that change (nodes in slot 0, ETC)")
-        for c in ("job", "nodes before → after", "ETC before → after"):
-            table.add_column(c, justify="left" if c == "job" else "right")
-        for d in w.changed:
-            after = "dropped" if d.nodes_after is None else str(d.nodes_after)
-            table.add_row(d.job_id, f"{d.nodes_before} → {after}",
-                          f"{duration_text(d.etc_before)} → {duration_text(d.etc_after)}")
-        out.print(table)
+        cells = [(d.job_id,
+                  f"{d.nodes_before} → {'dropped' if d.nodes_after is None else d.nodes_after}",
+                  f"{duration_text(d.etc_before)} → {duration_text(d.etc_after)}")
+                 for d in w.changed]
+        out.print(whole_table(["job", "nodes before → after", "ETC before → after"], cells,
+                              right_from=1, title="jobs that change (nodes in slot 0, ETC)"))
     out.print(f"{len(w.changed)} of {w.jobs} jobs change", highlight=False)
     kpis = Table(title="plan KPIs")
     for c in ("KPI", "before", "after", "Δ"):

@@ -7,10 +7,15 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.table import Table
 
 from flows import defaults
-from flows.cli.common import ReplaySlotsOpt, ReplayTimeLimitOpt, ReplayWindowOpt, out
+from flows.cli.common import (
+    ReplaySlotsOpt,
+    ReplayTimeLimitOpt,
+    ReplayWindowOpt,
+    out,
+    whole_table,
+)
 from flows.cli.runs import parse_policies
 
 app = typer.Typer()
@@ -75,16 +80,13 @@ def sweep(
 def _print_results(results: dict[str, dict]) -> None:
     from flows.usecases.sweep import results_table
 
-    table = Table(title="sweep")
-    for col in ("workload", "capacity", "policy"):
-        table.add_column(col)
-    for header in SHOWN.values():
-        table.add_column(header, justify="right")
+    rows = []
     for row in results_table(results):
-        cells = [row["workload"], row["capacity"], row["policy"]]
+        cells = [str(row["workload"]), str(row["capacity"]), str(row["policy"])]
         for key in SHOWN:
             v = row.get(key)
             cells.append("-" if v is None else f"{v:,.0f}" if key.endswith("_s")
                          else f"{v:,.3f}")
-        table.add_row(*cells)
-    out.print(table)
+        rows.append(tuple(cells))
+    out.print(whole_table(["workload", "capacity", "policy", *SHOWN.values()], rows,
+                          right_from=3, title="sweep"))
