@@ -82,7 +82,7 @@ def _print_results(results: dict[str, dict]) -> None:
 
     rows = []
     for row in results_table(results):
-        cells = [str(row["workload"]), str(row["capacity"]), str(row["policy"])]
+        cells = [row["workload"], row["capacity"], row["policy"]]   # text (results_table)
         for key in SHOWN:
             v = row.get(key)
             cells.append("-" if v is None else f"{v:,.0f}" if key.endswith("_s")
