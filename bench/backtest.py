@@ -10,7 +10,11 @@ section of docs/results.md (each bench script replaces only its own section). Wi
 or `--load 1.5` it runs the data's scaled workloads (`workloads-0.5/`, `workloads-1.5/`: half and
 one and a half times the jobs) into bench/results/faithful-load-<load>.json and a section of
 their own, our planner against the artifact's baselines (no published means exist for them);
-not part of `make bench`.
+not part of `make bench`. With `--adaptive-batch` every job trains at the batch Pollux's own
+scheduler would pick instead of its fixed one (`replay.pollux_physics.adaptive_config`), into
+bench/results/faithful-adaptive-batch.json and its own section beside Pollux's published means:
+a what-if that separates the planner's share of the gap to Pollux from the batch sizes'; not
+part of `make bench` either.
 """
 
 from __future__ import annotations
@@ -67,12 +71,16 @@ def main() -> None:
                          "tiresias,optimus-oracle,mip,optimus,greedy,fifo)")
     ap.add_argument("--load", choices=LOADS,
                     help="with --faithful: the scaled workloads (0.5 or 1.5 times the jobs)")
+    ap.add_argument("--adaptive-batch", action="store_true",
+                    help="with --faithful: jobs train at the batch Pollux would pick (what-if)")
     args = ap.parse_args()
-    if args.load and not args.faithful:
-        ap.error("--load needs --faithful POLICIES")
+    if (args.load or args.adaptive_batch) and not args.faithful:
+        ap.error("--load and --adaptive-batch need --faithful POLICIES")
+    if args.load and args.adaptive_batch:
+        ap.error("--adaptive-batch runs the normal-load workloads: leave out --load")
     if args.faithful:
         faithful_main(args.faithful.split(","), [int(k) for k in args.workloads.split(",")],
-                      args.processes, args.time_limit, args.load)
+                      args.processes, args.time_limit, args.load, args.adaptive_batch)
         return
     if args.render_only:
         if (RESULTS / "backtest.json").exists():
@@ -83,6 +91,8 @@ def main() -> None:
             if faithful_json(load).exists():
                 write_load_doc(json.loads(faithful_json(load).read_text()), args.time_limit,
                                load)
+        if ADAPTIVE_JSON.exists():
+            write_adaptive_doc(json.loads(ADAPTIVE_JSON.read_text()), args.time_limit)
         return
     if not (POLLUX / "workloads").is_dir():
         print(f"skipped: {POLLUX} is absent")
@@ -230,6 +240,7 @@ restarting costs rescales that the rolling horizon does not win back.
 FAITHFUL_JSON = RESULTS / "faithful.json"
 PUBLISHED = {"optimus-oracle": 1, "tiresias": 2}   # column of REFERENCE
 LOADS = ("0.5", "1.5")   # the data's scaled workloads, workloads-<load>/
+ADAPTIVE_JSON = RESULTS / "faithful-adaptive-batch.json"
 
 
 def workloads_dir(load: str | None) -> Path:
@@ -237,15 +248,19 @@ def workloads_dir(load: str | None) -> Path:
     return POLLUX / ("workloads" if load is None else f"workloads-{load}")
 
 
-def faithful_json(load: str | None) -> Path:
+def faithful_json(load: str | None, adaptive: bool = False) -> Path:
+    if adaptive:
+        return ADAPTIVE_JSON
     return FAITHFUL_JSON if load is None else RESULTS / f"faithful-load-{load}.json"
 
 
-def faithful_one(k: int, policy: str, time_limit: float, load: str | None = None) -> dict:
+def faithful_one(k: int, policy: str, time_limit: float, load: str | None = None,
+                 adaptive: bool = False) -> dict:
     name, options = replay_policy(policy, time_limit)
     start = time.perf_counter()
     r: FaithfulResult = run_workload(workloads_dir(load) / f"workload-{k}.csv",
-                                     POLLUX / "traces", name, **options)
+                                     POLLUX / "traces", name, adaptive_batch=adaptive,
+                                     **options)
     kpis = run_kpis(r)
     return {"workload": k, "policy": policy, "mean_jct_s": r.mean_jct,
             "wall_s": time.perf_counter() - start, "time_limit_s": time_limit,
@@ -256,22 +271,27 @@ def faithful_one(k: int, policy: str, time_limit: float, load: str | None = None
 
 
 def faithful_main(policies: list[str], ks: list[int], processes: int, time_limit: float,
-                  load: str | None = None) -> None:
+                  load: str | None = None, adaptive: bool = False) -> None:
     if not workloads_dir(load).is_dir():
         print(f"skipped: {workloads_dir(load)} is absent")
         return
-    path = faithful_json(load)
+    path = faithful_json(load, adaptive)
     runs = json.loads(path.read_text()) if path.exists() else []
     todo = [(k, p) for p in policies for k in ks]
+    n = len(todo)
     with ProcessPoolExecutor(processes) as pool:
         new = list(pool.map(faithful_one, [k for k, _ in todo], [p for _, p in todo],
-                            [time_limit] * len(todo), [load] * len(todo)))
+                            [time_limit] * n, [load] * n, [adaptive] * n))
     done = {(r["workload"], r["policy"]) for r in new}
     runs = [r for r in runs if (r["workload"], r["policy"]) not in done] + new
     RESULTS.mkdir(exist_ok=True)
     path.write_text(json.dumps(runs, indent=1) + "\n")
-    lines = write_faithful_doc(runs, time_limit) if load is None else write_load_doc(
-        runs, time_limit, load)
+    if adaptive:
+        lines = write_adaptive_doc(runs, time_limit)
+    elif load is None:
+        lines = write_faithful_doc(runs, time_limit)
+    else:
+        lines = write_load_doc(runs, time_limit, load)
     print("\n".join(lines))
 
 
@@ -316,6 +336,46 @@ def render_load(runs: list[dict], time_limit: float, load: str) -> list[str]:
         lines.append(f"| {k} | " + " | ".join(row) + " |")
     mean = [f"{_mean_jct(by, [k for k in ks if (k, p) in by], p):,.0f}" for p in pols]
     lines.append("| mean | " + " | ".join(mean + [_ratio(by, ks, p) for p in ours]) + " |")
+    return [*lines, ""]
+
+
+def write_adaptive_doc(runs: list[dict], time_limit: float) -> list[str]:
+    """The section of docs/results.md for `--adaptive-batch`."""
+    lines = render_adaptive(runs, time_limit)
+    write_section("faithful-adaptive-batch", lines)
+    return lines
+
+
+def render_adaptive(runs: list[dict], time_limit: float) -> list[str]:
+    """Each policy run with adaptive batches beside Pollux's published mean JCT."""
+    time_limit = max((r.get("time_limit_s", time_limit) for r in runs), default=time_limit)
+    by = {(r["workload"], r["policy"]): r for r in runs}
+    ks = sorted({r["workload"] for r in runs})
+    pols = _policies_run(by, ks)
+    lines = ["## Batch sizes chosen as Pollux chooses them (a what-if)", "",
+             "Generated by `.venv/bin/python bench/backtest.py --faithful "
+             f"{','.join(pols)} --adaptive-batch --time-limit {time_limit}` (on its own, not "
+             "part of `make bench`). The faithful replay with one rule changed: at every "
+             "interval each job trains at the total batch that makes the most progress per "
+             "second at its placement and epoch, between the model's smallest and largest "
+             "measured batches (`replay.pollux_physics.adaptive_config`: Pollux's goodput "
+             "rule with the true step times and gains, where Pollux estimates them), instead "
+             "of its fixed batch with accumulation. The planner is unchanged; its curves come "
+             "from the same physics. Mean JCT in seconds; rescales per job in brackets.", "",
+             "| workload | " + " | ".join(pols) + " | Pollux (published)"
+             + "".join(f" | {p} / Pollux" for p in pols) + " |",
+             "|---" * (2 + 2 * len(pols)) + "|"]
+    for k in ks:
+        row = [f"{by[(k, p)]['mean_jct_s']:,.0f} ({by[(k, p)]['rescales_per_job']:.2f})"
+               if (k, p) in by else "–" for p in pols]
+        row += [f"{REFERENCE[k][0]:,}"]
+        row += [f"{by[(k, p)]['mean_jct_s'] / REFERENCE[k][0]:.2f}" if (k, p) in by else "–"
+                for p in pols]
+        lines.append(f"| {k} | " + " | ".join(row) + " |")
+    pub = statistics.mean(REFERENCE[k][0] for k in ks)
+    means = [_mean_jct(by, [k for k in ks if (k, p) in by], p) for p in pols]
+    lines.append("| mean | " + " | ".join(f"{m:,.0f}" for m in means) + f" | {pub:,.0f} | "
+                 + " | ".join(f"{m / pub:.2f}" for m in means) + " |")
     return [*lines, ""]
 
 

@@ -41,7 +41,7 @@ from replay.cluster import (
 from replay.engine import JobState, ReplayResult, WindowRecord
 from replay.pollux_physics import (
     Model,
-    batch_config,
+    config_at,
     iteration_seconds,
     remaining_seconds,
     trained_batch,
@@ -90,8 +90,8 @@ class EngineJob:
         self.placement = placement
         if not placement:
             return
-        n = sum(placement)
-        self.atomic, self.accum = batch_config(self.model, self.spec.batch_size, n)
+        self.atomic, self.accum = config_at(self.model, self.spec.batch_size, placement,
+                                            self.epoch)
         self.restart_left = RESTART_SECONDS
         self.starts += 1
         self.spread_starts += spread(placement)
@@ -100,8 +100,12 @@ class EngineJob:
 
     def advance(self, start: float, seconds: float) -> None:
         """Run `seconds` from `start`: restart delay first, then epochs; each epoch crossing is
-        rounded to whole seconds, as the artifact does."""
+        rounded to whole seconds, as the artifact does; an adaptive batch is re-chosen for the
+        epoch the interval starts in."""
         n = sum(self.placement)
+        if self.model.adaptive_batch:
+            self.atomic, self.accum = config_at(self.model, self.spec.batch_size,
+                                                self.placement, self.epoch)
         self.attained += seconds * n
         delay = min(self.restart_left, seconds)
         self.restart_left -= delay

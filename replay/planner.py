@@ -107,8 +107,8 @@ class PlannerPolicy(EnginePolicy):
             j = jobs[name]
             m, batch = j.model, j.spec.batch_size
             left = remaining_seconds(m, batch, len(now), j.epoch, j.progress) or 0.0
-            saved = left * (placement_slowdown(m, batch, to_placement(now))
-                            - placement_slowdown(m, batch, to_placement(new)))
+            saved = left * (placement_slowdown(m, batch, to_placement(now), j.epoch)
+                            - placement_slowdown(m, batch, to_placement(new), j.epoch))
             kept = now == state.allocations.get(name)
             return saved > (RESTART_SECONDS if kept else 0.0)
 

@@ -12,6 +12,11 @@ no code copied), read from the measured files through `sources.pollux.load_raw_p
   gain(b) = (var + sqr) / (var / s + sqr), s = b / smallest measured B, with the epoch's
   `grad_sqr`/`grad_var` interpolated between the measured batches; epoch e ends at the smallest
   `progress` any measured batch shows at row e−1, and a job completes after its model's epochs.
+
+One what-if beyond the artifact's fixed-batch rule: a `Model` loaded with `adaptive_batch`
+trains at the total batch Pollux's own scheduler would pick (`config_at`), for the experiment
+that separates the planner's share of the gap to Pollux from the batch sizes' share
+(docs/results.md, "Batch sizes chosen as Pollux chooses them").
 """
 
 from __future__ import annotations
@@ -29,18 +34,22 @@ from sources.pollux import EPOCHS, RawProfile, load_raw_profile
 
 EPS = 1e-8
 MAX_LOCAL_BSZ_OVERRIDE = {"yolov3": 8}
+MAX_ADAPTIVE_ACCUM = 7   # extra micro-steps an adaptive batch may take (`adaptive_config`)
 
 
 class Model:
     """One model's step times and statistical efficiency, from its measured rows."""
 
-    def __init__(self, raw: RawProfile, max_epochs: int | None = None):
+    def __init__(self, raw: RawProfile, max_epochs: int | None = None,
+                 adaptive_batch: bool = False):
         self.name = raw.model
+        self.adaptive_batch = adaptive_batch
         self.validation = raw.validation
         self.init_batch_size = min(raw.validation)
         self.max_batch_size = max(raw.validation)
         local = [int(r["local_bsz"]) for r in raw.placements]
         self.min_local_bsz = min(local)
+        self.local_sizes = tuple(sorted(set(local)))
         self.max_local_bsz = MAX_LOCAL_BSZ_OVERRIDE.get(self.name, max(local))
         self.max_epochs = max_epochs or EPOCHS[self.name]
         by_placement: dict[str, list[tuple[float, float, float]]] = {}
@@ -126,8 +135,8 @@ def _interpolator(raw: RawProfile) -> LinearNDInterpolator:
 
 
 @cache
-def load_model(traces: Path, model: str) -> Model:
-    return Model(load_raw_profile(traces, model))
+def load_model(traces: Path, model: str, adaptive_batch: bool = False) -> Model:
+    return Model(load_raw_profile(traces, model), adaptive_batch=adaptive_batch)
 
 
 def batch_config(m: Model, batch_size: int, gpus: int, one_gpu_accum: bool = False
@@ -141,6 +150,39 @@ def batch_config(m: Model, batch_size: int, gpus: int, one_gpu_accum: bool = Fal
         accum = max(1, accum)
     atomic = math.ceil(local / (accum + 1) - EPS)
     return min(atomic, int(m.max_batch_size / (gpus * (accum + 1)))), accum
+
+
+def config_at(m: Model, batch_size: int, placement: Placement, epoch: int) -> tuple[int, int]:
+    """(per-GPU micro-batch, extra micro-steps) a job trains with at `placement` in `epoch`:
+    its fixed batch's (`batch_config`), or the adaptive one when the model is loaded so."""
+    placement = tuple(p for p in placement if p)
+    if m.adaptive_batch:
+        return adaptive_config(m, placement, min(epoch, m.max_epochs - 1))
+    return batch_config(m, batch_size, sum(placement))
+
+
+@cache
+def adaptive_config(m: Model, placement: Placement, epoch: int) -> tuple[int, int]:
+    """The batch Pollux's scheduler would train at (its goodput rule with the true step times
+    and gains): of the measured per-GPU batches up to the model's largest, with 0 to
+    `MAX_ADAPTIVE_ACCUM` extra micro-steps, the pair whose total batch lies between the
+    smallest and largest measured ones and makes the most progress per second in `epoch`."""
+    n = sum(placement)
+    best: tuple[float, int, int] | None = None
+    for accum in range(MAX_ADAPTIVE_ACCUM + 1):
+        for atomic in (b for b in m.local_sizes if b <= m.max_local_bsz):
+            total = trained_batch(n, atomic, accum)
+            if not m.init_batch_size <= total <= m.max_batch_size:
+                continue
+            try:
+                rate = m.gain(total, epoch) / iteration_seconds(m, placement, atomic, accum)
+            except ValueError:    # no step time for this per-GPU batch at this placement
+                continue
+            if math.isfinite(rate) and (best is None or rate > best[0]):
+                best = (rate, atomic, accum)
+    if best is None:
+        return batch_config(m, m.init_batch_size, n)
+    return best[1], best[2]
 
 
 def trained_batch(gpus: int, atomic: int, accum: int) -> int:
@@ -167,19 +209,23 @@ class Rate:
 def job_rate(m: Model, batch_size: int, placement: Placement, epoch: int = 0) -> Rate:
     """What the engine charges a fixed-batch job at a placement during `epoch`."""
     placement = tuple(p for p in placement if p)
-    n = sum(placement)
-    atomic, accum = batch_config(m, batch_size, n)
+    atomic, accum = config_at(m, batch_size, placement, epoch)
     it_s = iteration_seconds(m, placement, atomic, accum)
-    trained = trained_batch(n, atomic, accum)
+    trained = trained_batch(sum(placement), atomic, accum)
     return Rate(m.gain(trained, min(epoch, m.max_epochs - 1)) / it_s, it_s, trained)
 
 
-def placement_slowdown(m: Model, batch_size: int, placement: Placement) -> float:
-    """How many times longer a fixed-batch job's iterations take at `placement` than packed
-    on as few machines as its GPUs need (1.0 when packed). The trained batch, and so the
-    progress an iteration makes, is the same at both."""
+def placement_slowdown(m: Model, batch_size: int, placement: Placement, epoch: int = 0
+                       ) -> float:
+    """How many times longer a job takes at `placement` than packed on as few machines as its
+    GPUs need (1.0 when packed). At a fixed batch the trained batch, and so the progress an
+    iteration makes, is the same at both: the ratio of iteration times; an adaptive batch may
+    differ between the two, so there it is the ratio of progress rates in `epoch`."""
     placement = tuple(p for p in placement if p)
     n = sum(placement)
+    if m.adaptive_batch:
+        return (job_rate(m, batch_size, packed(n), epoch).progress_per_s
+                / job_rate(m, batch_size, placement, epoch).progress_per_s)
     atomic, accum = batch_config(m, batch_size, n)
     return (iteration_seconds(m, placement, atomic, accum)
             / iteration_seconds(m, packed(n), atomic, accum))
@@ -226,5 +272,7 @@ def remaining_seconds(m: Model, batch_size: int, gpus: int, epoch: int, progress
 
 
 def max_useful_gpus(m: Model, batch_size: int) -> int:
-    """Most GPUs a job can use: one per smallest measured per-GPU batch, at most the cluster."""
-    return max(1, min(MACHINES * GPUS_PER_MACHINE, batch_size // m.min_local_bsz))
+    """Most GPUs a job can use: one per smallest measured per-GPU batch of its batch (of the
+    model's largest batch when the batch adapts), at most the cluster."""
+    batch = m.max_batch_size if m.adaptive_batch else batch_size
+    return max(1, min(MACHINES * GPUS_PER_MACHINE, int(batch // m.min_local_bsz)))

@@ -32,9 +32,12 @@ def make_policy(name: str, **options) -> EnginePolicy:
 
 
 def run_workload(workload: Path, traces: Path, policy: str,
-                 config: FaithfulConfig | None = None, **options) -> FaithfulResult:
+                 config: FaithfulConfig | None = None, adaptive_batch: bool = False,
+                 **options) -> FaithfulResult:
+    """`adaptive_batch`: jobs train at the batch Pollux would pick, not their own
+    (`replay.pollux_physics.adaptive_config`; a what-if, not the artifact's rule)."""
     jobs = load_workload(workload)
-    models = {m: load_model(traces, m) for m in {j.model for j in jobs}}
+    models = {m: load_model(traces, m, adaptive_batch) for m in {j.model for j in jobs}}
     return simulate(jobs, models, make_policy(policy, **options), config)
 
 

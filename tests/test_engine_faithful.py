@@ -9,14 +9,22 @@ from replay.baselines import OptimusOracle, Tiresias
 from replay.cluster import place_counts, to_placement
 from replay.faithful import EngineJob, EnginePolicy, FaithfulConfig, PolluxJob, State, simulate
 from replay.kpis import run_kpis
-from replay.pollux_physics import Model, batch_config, epoch_seconds, fastest_epoch_seconds
+from replay.pollux_physics import (
+    Model,
+    adaptive_config,
+    batch_config,
+    epoch_seconds,
+    fastest_epoch_seconds,
+    max_useful_gpus,
+    placement_slowdown,
+)
 from sources.pollux import RawProfile
 
 POLLUX = Path(__file__).resolve().parents[2] / "shared" / "data" / "pollux"
 
 
-def toy(grad_var: float = 0.0, epochs: int = 2, spread: tuple[float, float] = (2.0, 3.0)
-        ) -> Model:
+def toy(grad_var: float = 0.0, epochs: int = 2, spread: tuple[float, float] = (2.0, 3.0),
+        adaptive: bool = False) -> Model:
     """Per-GPU batch 8 or 16. One GPU: 1 s / 2 s a step, no sync; 2 GPUs on one machine: the
     same with 0.2 s sync; 2 GPUs on two machines (1,1): `spread` (2 s / 3 s), 1.2 s sync.
     Batches 16 and 32 measured; epochs end at progress 10, 20, …; with grad_var 0 every
@@ -31,7 +39,8 @@ def toy(grad_var: float = 0.0, epochs: int = 2, spread: tuple[float, float] = (2
            "grad_sqr": (1.0,) * epochs, "grad_var": (grad_var,) * epochs}
     validation = {16: col | {"iteration": tuple(15.0 * (e + 1) for e in range(epochs))},
                   32: col | {"iteration": tuple(5.0 * (e + 1) for e in range(epochs))}}
-    return Model(RawProfile("toy", placements, scal, validation), max_epochs=epochs)
+    return Model(RawProfile("toy", placements, scal, validation), max_epochs=epochs,
+                 adaptive_batch=adaptive)
 
 
 class Script(EnginePolicy):
@@ -88,6 +97,29 @@ def test_fastest_epoch_seconds_takes_the_fastest_shape_the_engine_looks_up():
     assert fastest_epoch_seconds(toy(), 32, 2) == pytest.approx((20.0, 20.0))
     # (1, 1) measured at 1 s a step: faster than packed, and the bound takes it
     assert fastest_epoch_seconds(toy(spread=(0.5, 1.0)), 32, 2) == pytest.approx((10.0, 10.0))
+
+
+def test_adaptive_batch_takes_the_batch_with_the_most_progress_a_second():
+    # 2 GPUs packed, batches 16 to 32. grad_var 0: every batch gains 1 an iteration, so the
+    # fastest step wins: 8 a GPU (1 s) over 16 a GPU (2 s) or 8 + one micro-step (1.8 s)
+    assert adaptive_config(toy(adaptive=True), (2,), 0) == (8, 0)
+    # grad_var 100: batch 32 gains (100 + 1) / (100 / 2 + 1) = 1.98 an iteration; 8 a GPU with
+    # one micro-step (1 + 0.8 s) makes 1.1 a second, against 1.0 (8 a GPU) and 0.99 (16)
+    assert adaptive_config(toy(grad_var=100.0, adaptive=True), (2,), 0) == (8, 1)
+
+
+def test_adaptive_batch_in_the_engine_and_the_range():
+    # B 32 on 2 GPUs trains at batch 16 instead: 1 s an iteration, 10 s an epoch, so the
+    # restart to 90 and two epochs end at 110 (130 at the fixed batch)
+    spec = PolluxJob("a", 0.0, "toy", 2, 32)
+    r = simulate([spec], {"toy": toy(adaptive=True)}, Script(lambda t: 2))
+    assert r.jobs[0].finish == 110
+    # a fixed batch of 16 uses at most 16 // 8 GPUs; an adaptive one up to 32 // 8
+    assert max_useful_gpus(toy(), 16) == 2 and max_useful_gpus(toy(adaptive=True), 16) == 4
+    # spread over (1, 1): at batch 32, 3 s an iteration against 2 s packed; adaptive, each
+    # placement takes its best batch (16 either way: 2 s spread, 1 s packed), so progress is half
+    assert placement_slowdown(toy(), 32, (1, 1)) == pytest.approx(1.5)
+    assert placement_slowdown(toy(adaptive=True), 32, (1, 1)) == pytest.approx(2.0)
 
 
 def test_statistical_efficiency_gain():
