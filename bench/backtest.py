@@ -85,14 +85,10 @@ def main() -> None:
     if args.render_only:
         if (RESULTS / "backtest.json").exists():
             write_windowed(json.loads((RESULTS / "backtest.json").read_text()), args)
-        if FAITHFUL_JSON.exists():
-            write_faithful_doc(json.loads(FAITHFUL_JSON.read_text()), args.time_limit)
-        for load in LOADS:
-            if faithful_json(load).exists():
-                write_load_doc(json.loads(faithful_json(load).read_text()), args.time_limit,
-                               load)
-        if ADAPTIVE_JSON.exists():
-            write_adaptive_doc(json.loads(ADAPTIVE_JSON.read_text()), args.time_limit)
+        for load, adaptive in ((None, False), *((x, False) for x in LOADS), (None, True)):
+            if (path := faithful_json(load, adaptive)).exists():
+                write_faithful_doc(json.loads(path.read_text()), args.time_limit, load,
+                                   adaptive)
         return
     if not (POLLUX / "workloads").is_dir():
         print(f"skipped: {POLLUX} is absent")
@@ -286,31 +282,26 @@ def faithful_main(policies: list[str], ks: list[int], processes: int, time_limit
     runs = [r for r in runs if (r["workload"], r["policy"]) not in done] + new
     RESULTS.mkdir(exist_ok=True)
     path.write_text(json.dumps(runs, indent=1) + "\n")
+    print("\n".join(write_faithful_doc(runs, time_limit, load, adaptive)))
+
+
+def write_faithful_doc(runs: list[dict], time_limit: float, load: str | None = None,
+                       adaptive: bool = False) -> list[str]:
+    """Rewrite the docs/results.md section of one set of faithful runs (the one JSON file
+    `faithful_json(load, adaptive)` holds): the faithful table, a scaled load's or the
+    adaptive-batch what-if's."""
     if adaptive:
-        lines = write_adaptive_doc(runs, time_limit)
+        name, lines = "faithful-adaptive-batch", render_adaptive(runs, time_limit)
     elif load is None:
-        lines = write_faithful_doc(runs, time_limit)
+        name, lines = "faithful", render_faithful(runs, time_limit)
     else:
-        lines = write_load_doc(runs, time_limit, load)
-    print("\n".join(lines))
-
-
-def write_faithful_doc(runs: list[dict], time_limit: float) -> list[str]:
-    """The faithful replay's section of docs/results.md (its first)."""
-    lines = render_faithful(runs, time_limit)
-    write_section("faithful", lines)
-    return lines
-
-
-def write_load_doc(runs: list[dict], time_limit: float, load: str) -> list[str]:
-    """The section of docs/results.md for one scaled load (`--load`)."""
-    lines = render_load(runs, time_limit, load)
-    write_section(f"faithful-load-{load}", lines)
+        name, lines = f"faithful-load-{load}", render_load(runs, time_limit, load)
+    write_section(name, lines)
     return lines
 
 
 def render_load(runs: list[dict], time_limit: float, load: str) -> list[str]:
-    """The section's table; the time limit the runs record, else `time_limit`."""
+    """The section of one scaled load (`--load`)."""
     time_limit = recorded_limit(runs, time_limit)
     by = {(r["workload"], r["policy"]): r for r in runs}
     ks = sorted({r["workload"] for r in runs})
@@ -326,24 +317,13 @@ def render_load(runs: list[dict], time_limit: float, load: str) -> list[str]:
              "in brackets.", "",
              "| workload | " + " | ".join(pols) + "".join(f" | {p} / tiresias" for p in ours)
              + " |", "|---" * (1 + len(pols) + len(ours)) + "|"]
-
-    def cell(r: dict) -> str:
-        return f"{r['mean_jct_s']:,.0f} ({r['rescales_per_job']:.2f})"
-
     for k in ks:
-        row = [cell(by[(k, p)]) if (k, p) in by else "–" for p in pols]
+        row = [_jct_cell(by.get((k, p))) for p in pols]
         row += [_ratio(by, [k], p) for p in ours]
         lines.append(f"| {k} | " + " | ".join(row) + " |")
     mean = [f"{_mean_jct(by, [k for k in ks if (k, p) in by], p):,.0f}" for p in pols]
     lines.append("| mean | " + " | ".join(mean + [_ratio(by, ks, p) for p in ours]) + " |")
     return [*lines, ""]
-
-
-def write_adaptive_doc(runs: list[dict], time_limit: float) -> list[str]:
-    """The section of docs/results.md for `--adaptive-batch`."""
-    lines = render_adaptive(runs, time_limit)
-    write_section("faithful-adaptive-batch", lines)
-    return lines
 
 
 def render_adaptive(runs: list[dict], time_limit: float) -> list[str]:
@@ -366,17 +346,22 @@ def render_adaptive(runs: list[dict], time_limit: float) -> list[str]:
              + "".join(f" | {p} / Pollux" for p in pols) + " |",
              "|---" * (2 + 2 * len(pols)) + "|"]
     for k in ks:
-        row = [f"{by[(k, p)]['mean_jct_s']:,.0f} ({by[(k, p)]['rescales_per_job']:.2f})"
-               if (k, p) in by else "–" for p in pols]
-        row += [f"{REFERENCE[k][0]:,}"]
+        row = [_jct_cell(by.get((k, p))) for p in pols] + [f"{REFERENCE[k][0]:,}"]
         row += [f"{by[(k, p)]['mean_jct_s'] / REFERENCE[k][0]:.2f}" if (k, p) in by else "–"
                 for p in pols]
         lines.append(f"| {k} | " + " | ".join(row) + " |")
+    ran = {p: [k for k in ks if (k, p) in by] for p in pols}
+    means = [f"{_mean_jct(by, ran[p], p):,.0f}" for p in pols]
+    ratios = [f"{_mean_jct(by, ran[p], p) / statistics.mean(REFERENCE[k][0] for k in ran[p]):.2f}"
+              for p in pols]
     pub = statistics.mean(REFERENCE[k][0] for k in ks)
-    means = [_mean_jct(by, [k for k in ks if (k, p) in by], p) for p in pols]
-    lines.append("| mean | " + " | ".join(f"{m:,.0f}" for m in means) + f" | {pub:,.0f} | "
-                 + " | ".join(f"{m / pub:.2f}" for m in means) + " |")
+    lines.append("| mean | " + " | ".join([*means, f"{pub:,.0f}", *ratios]) + " |")
     return [*lines, ""]
+
+
+def _jct_cell(r: dict | None) -> str:
+    """Mean JCT with rescales per job in brackets (– where the policy did not run)."""
+    return f"{r['mean_jct_s']:,.0f} ({r['rescales_per_job']:.2f})" if r else "–"
 
 
 def _policies_run(by: dict, ks: list[int]) -> list[str]:
@@ -408,8 +393,10 @@ def _demote(text: str) -> str:
 
 
 def recorded_limit(runs: list[dict], time_limit: float) -> float:
-    """The MIP time limit the runs record (so `--render-only` keeps it), else `time_limit`."""
-    return max((r.get("time_limit_s", time_limit) for r in runs), default=time_limit)
+    """The MIP time limit our planners' runs record (so `--render-only` keeps it; the other
+    policies have none to record), else `time_limit`."""
+    return max((r.get("time_limit_s", time_limit) for r in runs if r["policy"] in OURS),
+               default=time_limit)
 
 
 def render_faithful(runs: list[dict], time_limit: float) -> list[str]:
