@@ -207,7 +207,8 @@ class Rate:
 
 
 def job_rate(m: Model, batch_size: int, placement: Placement, epoch: int = 0) -> Rate:
-    """What the engine charges a fixed-batch job at a placement during `epoch`."""
+    """What the engine charges a job at a placement during `epoch`, at the batch it trains
+    with there (`config_at`: its fixed batch, or the adaptive one)."""
     placement = tuple(p for p in placement if p)
     atomic, accum = config_at(m, batch_size, placement, epoch)
     it_s = iteration_seconds(m, placement, atomic, accum)
@@ -218,17 +219,12 @@ def job_rate(m: Model, batch_size: int, placement: Placement, epoch: int = 0) ->
 def placement_slowdown(m: Model, batch_size: int, placement: Placement, epoch: int = 0
                        ) -> float:
     """How many times longer a job takes at `placement` than packed on as few machines as its
-    GPUs need (1.0 when packed). At a fixed batch the trained batch, and so the progress an
-    iteration makes, is the same at both: the ratio of iteration times; an adaptive batch may
-    differ between the two, so there it is the ratio of progress rates in `epoch`."""
+    GPUs need (1.0 when packed): the ratio of its progress rates in `epoch`. At a fixed batch
+    the trained batch, and so an iteration's progress, is the same at both, so that is the
+    ratio of iteration times; an adaptive batch may differ between the two."""
     placement = tuple(p for p in placement if p)
-    n = sum(placement)
-    if m.adaptive_batch:
-        return (job_rate(m, batch_size, packed(n), epoch).progress_per_s
-                / job_rate(m, batch_size, placement, epoch).progress_per_s)
-    atomic, accum = batch_config(m, batch_size, n)
-    return (iteration_seconds(m, placement, atomic, accum)
-            / iteration_seconds(m, packed(n), atomic, accum))
+    return (job_rate(m, batch_size, packed(sum(placement)), epoch).progress_per_s
+            / job_rate(m, batch_size, placement, epoch).progress_per_s)
 
 
 @cache
