@@ -237,6 +237,18 @@ def test_every_option_has_help():
     assert missing == []
 
 
+def test_command_lists_show_each_summary_on_one_line():
+    """A group's command list gives each command the first paragraph of its docstring without
+    the docstring's own line breaks: at 200 columns a short one takes one line."""
+    def summary(args: tuple[str, ...], command: str) -> str:
+        lines = run_cli(*args, "--help").stdout.splitlines()
+        return next(line for line in lines if line.startswith(f"│ {command} ")).strip(" │")
+
+    assert summary((), "solve").endswith(
+        "as plan JSON. The churn options replace the instance's own fields when given.")
+    assert summary(("plan",), "show").endswith("nodes now → next, ETC, saved vs static.")
+
+
 def test_serve_uses_the_configured_prefect_api(monkeypatch, tmp_path):
     from flows.cli import server
 

@@ -7,6 +7,7 @@ options and printing."""
 
 from __future__ import annotations
 
+import inspect
 import os
 import sys
 
@@ -22,6 +23,21 @@ app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_
                   help="etplan — plan node allocations for elastic deep-learning training jobs.")
 for group in (data, plans, runs, sweep):
     app.add_typer(group.app)
+
+
+def _one_line_summaries(typer_app: typer.Typer) -> None:
+    """Give every command the first paragraph of its docstring, on one line, as the summary in
+    its group's command list (typer's rich mode would keep the docstring's line breaks there)."""
+    for info in typer_app.registered_commands:
+        if info.short_help is None and info.callback is not None and info.callback.__doc__:
+            first = inspect.cleandoc(info.callback.__doc__).split("\n\n")[0]
+            info.short_help = " ".join(first.split())
+    for group in typer_app.registered_groups:
+        if group.typer_instance is not None:
+            _one_line_summaries(group.typer_instance)
+
+
+_one_line_summaries(app)
 
 
 def main() -> None:
