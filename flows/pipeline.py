@@ -11,7 +11,7 @@ No `from __future__ import annotations` here: Prefect builds each flow's paramet
 its annotations when a deployment runs it, and string annotations do not resolve there.
 """
 
-
+import logging
 from dataclasses import asdict
 from datetime import datetime
 from pathlib import Path
@@ -204,6 +204,8 @@ def dask_runner(address: str | None, workers: int):
 
     if address:
         return DaskTaskRunner(address=address)
+    # its advice to install jupyter-server-proxy is for a dashboard this cluster does not run
+    logging.getLogger("distributed.http.proxy").setLevel(logging.WARNING)
     # the scheduler always serves HTTP (health, metrics) and binds :8787 unless told
     # otherwise, which clashes with a dashboard already there: a free port, no dashboard
     return DaskTaskRunner(cluster_kwargs={"n_workers": workers, "threads_per_worker": 1,

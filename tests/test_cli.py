@@ -260,6 +260,19 @@ def test_serve_uses_the_configured_prefect_api(monkeypatch, tmp_path):
     assert said == ["Prefect API: http://127.0.0.1:9/api (PREFECT_API_URL)"]
 
 
+def test_serve_names_the_prefect_beside_its_python(monkeypatch):
+    """serve's hint for a run from another shell names a `prefect` that exists (the venv's,
+    not whatever is on PATH), relative to the working folder when inside it."""
+    from pathlib import Path
+
+    from flows.cli.runs import prefect_command
+
+    assert Path(prefect_command()).resolve() == Path(sys.executable).with_name("prefect").resolve()
+    monkeypatch.chdir(Path(sys.executable).parents[2])
+    assert prefect_command() == str(Path(sys.executable).with_name("prefect").relative_to(
+        Path(sys.executable).parents[2]))
+
+
 def test_the_backtest_table_keeps_kpi_names_whole_at_80_columns(monkeypatch, capsys):
     """Before: with four policies `make run` printed 'speedup_vs_sta…' and 'rescales_per_j…'
     in a pipe."""

@@ -169,6 +169,21 @@ def pipeline(
               f"plan: {p['path']}")
 
 
+def say(line: str) -> None:
+    out.print(line, soft_wrap=True, highlight=False)
+
+
+def prefect_command() -> str:
+    """The `prefect` beside this Python (relative to the working folder when inside it)."""
+    import sys
+
+    exe = Path(sys.executable).with_name("prefect")
+    try:
+        return str(exe.relative_to(Path.cwd()))
+    except ValueError:
+        return str(exe)
+
+
 @app.command()
 @churn_options
 def serve(
@@ -193,8 +208,12 @@ def serve(
               "warehouse": str(warehouse_path(warehouse).resolve()), "time_limit": time_limit,
               **churn}
     home = Path(os.environ.get("PREFECT_HOME", defaults.PREFECT_HOME))
-    with prefect_api(home, lambda line: out.print(line, soft_wrap=True, highlight=False)):
+    with prefect_api(home, say) as api:
         from flows.pipeline import pipeline_flow
 
+        say("to run it now, from another shell:")
+        say(f"  export PREFECT_API_URL={api}")
+        say(f"  {prefect_command()} deployment run "
+            f"'{pipeline_flow.name}/{defaults.SERVE_DEPLOYMENT}'")
         pipeline_flow.serve(name=defaults.SERVE_DEPLOYMENT, cron=cron, global_limit=1,
                             parameters=params)
