@@ -5,7 +5,8 @@ SELECT what, n FROM (
     UNION ALL SELECT 3, 'job events', count(*) FROM job_events
     UNION ALL SELECT 4, 'throughput samples', count(*) FROM throughput_samples
     UNION ALL SELECT 5, 'capacity rows', count(*) FROM capacity
-    UNION ALL SELECT 6, 'rejected rows', count(*) FROM rejected_rows
-    UNION ALL SELECT 7, 'jobs', count(*) FROM jobs
-    UNION ALL SELECT 8, 'jobs ' || status, count(*) FROM jobs GROUP BY status
+    UNION ALL SELECT 6, 'tenant quota rows', count(*) FROM tenant_quotas
+    UNION ALL SELECT 7, 'rejected rows', count(*) FROM rejected_rows
+    UNION ALL SELECT 8, 'jobs', count(*) FROM jobs
+    UNION ALL SELECT 9, 'jobs ' || status, count(*) FROM jobs GROUP BY status
 ) ORDER BY ord, what;

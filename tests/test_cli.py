@@ -114,6 +114,7 @@ def test_out_files_go_into_new_folders_and_unwritable_ones_fail_in_one_line(tmp_
     inst = tmp_path / "new" / "instance.json"
     r = run_cli("generate-instance", "--jobs", "12", "--seed", "3", "--out", str(inst))
     assert r.returncode == 0, r.stderr
+    assert r.stderr.strip() == f"window instance (12 jobs, 6 slots) written to {inst}"
     plan_file = tmp_path / "plans" / "deeper" / "plan.json"
     r = run_cli("solve", str(inst), "--solver", "columns", "--gap", "0.01",
                 "--out", str(plan_file))
@@ -273,6 +274,16 @@ def test_serve_names_the_prefect_beside_its_python(monkeypatch):
         Path(sys.executable).parents[2]))
 
 
+def test_the_demo_says_once_what_happened_to_each_file():
+    from flows.cli.runs import ingest_line
+
+    loaded = {"status": "loaded", "rows_loaded": 1200, "rows_rejected": 3, "message": ""}
+    assert ingest_line(loaded) == "1,200 rows loaded, 3 rejected"
+    skipped = {"status": "skipped", "rows_loaded": 0, "rows_rejected": 0,
+               "message": "already loaded (file 1, logs/a.csv)"}
+    assert ingest_line(skipped) == "skipped: already loaded (file 1, logs/a.csv)"
+
+
 def test_the_backtest_table_keeps_kpi_names_whole_at_80_columns(monkeypatch, capsys):
     """Before: with four policies `make run` printed 'speedup_vs_sta…' and 'rescales_per_j…'
     in a pipe."""
@@ -282,8 +293,9 @@ def test_the_backtest_table_keeps_kpi_names_whole_at_80_columns(monkeypatch, cap
     kpis = {key: 123456.789 for key in COMPARED}
     pols = {p: kpis for p in ("mip", "optimus", "greedy", "fifo")}
     ratios = {p: {key: 0.5 for key in COMPARED} for p in pols}
-    print_comparison({"policies": pols, "ratios_vs_greedy": ratios})
+    print_comparison({"engine": "faithful", "policies": pols, "ratios_vs_greedy": ratios})
     text = capsys.readouterr().out
+    assert "backtest, faithful replay" in text
     assert "…" not in text
     assert all(f"│ {key} " in text for key in COMPARED)
 

@@ -122,6 +122,7 @@ def test_backtest_every_policy_completes_a_real_workload(tmp_path):
     assert r.returncode == 0, r.stderr
     assert "mean_jct_s" in r.stdout
     doc = json.loads((out / "summary.json").read_text())
+    assert doc["engine"] == "windowed" and "backtest, windowed replay" in r.stdout
     n = len(list(csv.DictReader((POLLUX / "workloads-0.5" / "workload-3.csv").open())))
     for policy in ("mip", "optimus", "greedy", "fifo"):
         s = doc["policies"][policy]

@@ -169,8 +169,9 @@ def print_comparison(doc: dict) -> None:
             r = ratios.get(p, {}).get(key)
             cells.append(text + (f" ({r:.2f})" if r is not None and p != "greedy" else ""))
         rows.append((key, *cells))
-    out.print(whole_table(["KPI", *pols], rows, right_from=1, title="backtest" + (
-        " (ratio vs greedy in brackets)" if ratios else "")))
+    title = f"backtest, {doc.get('engine', 'windowed')} replay" + (
+        " (ratio vs greedy in brackets)" if ratios else "")
+    out.print(whole_table(["KPI", *pols], rows, right_from=1, title=title))
 
 
 def print_counts(title: str, head: tuple[str, str], rows: list[tuple[str, int]]) -> None:

@@ -109,8 +109,8 @@ def ingest(
         if r.message and r.status != "failed":
             out.print(f"{name}: {r.message}", highlight=False, markup=False)
     if any(r.rows_rejected for r in results):
-        out.print("rejected rows are in the table rejected_rows: "
-                  "etplan sql \"SELECT * FROM rejected_rows\"")
+        out.print("rejected rows are in the table rejected_rows; to see them:\n"
+                  "  etplan sql \"SELECT path, row_no, rule, reason FROM rejected_rows\"")
     failed = [r for r in results if r.status == "failed"]
     for r in failed:
         err.print(f"error: {r.path}: {r.message}", highlight=False, soft_wrap=True)
@@ -222,7 +222,7 @@ def estimate(warehouse: WarehouseOpt = None) -> None:
     print_counts("throughput curves", ("source", "jobs"),
                  [(s, counts.get(s, 0)) for s in ("job", "model", "global")])
     out.print(f"{counts.get('curve rows', 0):,} curve rows in {counts['seconds']} s; "
-              "see the views throughput_curves and scaling_efficiency")
+              "see the table throughput_curves and the view scaling_efficiency")
 
 
 import_app = typer.Typer(no_args_is_help=True, help="Turn public traces into platform logs.")

@@ -94,6 +94,8 @@ def generate_instance(
     text = random_instance_json(jobs, slots, capacity, seed)
     if out_file:
         write_text(out_file, text)
+        err.print(f"window instance ({jobs} jobs, {slots} slots) written to {out_file}",
+                  highlight=False)
     else:
         sys.stdout.write(text)
 

@@ -132,8 +132,7 @@ def demo(
                        warehouse=str(warehouse) if warehouse else None, jobs=jobs, seed=seed,
                        run_id=run_id)
     for r in result["ingested"]:
-        out.print(f"  {r['path']}: {r['status']}, {r['rows_loaded']:,} loaded, "
-                  f"{r['rows_rejected']:,} rejected {r['message']}")
+        out.print(f"  {r['path']}: {ingest_line(r)}", highlight=False)
     c = result["curves"]
     out.print(f"throughput curves: {c.get('job', 0)} jobs from their own samples, "
               f"{c.get('model', 0)} from their model class, {c.get('global', 0)} global")
@@ -167,6 +166,14 @@ def pipeline(
     p = result["plan"]
     out.print(f"planned {p['jobs']} jobs at {p['at']} with {p['solver']} ({p['status']}); "
               f"plan: {p['path']}")
+
+
+def ingest_line(r: dict) -> str:
+    """One ingested file's outcome: its counts when it loaded, else what happened."""
+    if r["status"] != "loaded":
+        return f"{r['status']}: {r['message']}" if r["message"] else r["status"]
+    counts = f"{r['rows_loaded']:,} rows loaded, {r['rows_rejected']:,} rejected"
+    return f"{counts}; {r['message']}" if r["message"] else counts
 
 
 def say(line: str) -> None:

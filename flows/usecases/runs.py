@@ -105,8 +105,8 @@ def backtest(logs: Path, policies: list[str], out: Path, *, truth: Path | None =
              on_progress: Progress | None = None, kpi_dir: Path | None = None,
              faithful: bool | None = None) -> dict:
     """Replay each policy on the same trace. KPI tables go to kpi_dir (default out/kpis),
-    the summary {"policies": …, "ratios_vs_greedy": …} to out/summary.json. All run in the
-    faithful engine when `faithful`, or (None) when one of them exists only there."""
+    the summary {"engine": …, "policies": …, "ratios_vs_greedy": …} to out/summary.json. All
+    run in the faithful engine when `faithful`, or (None) when one of them exists only there."""
     trace = load_trace(logs, truth, capacity)
     config = config or replay_config()
     try:
@@ -134,7 +134,8 @@ def backtest(logs: Path, policies: list[str], out: Path, *, truth: Path | None =
         summary[policy] = {k: kpis[k] for k in SUMMARY_KEYS}
         if per_tenant := _write_tenant_kpis(kpis_out, policy, result, trace):
             by_tenant[policy] = per_tenant
-    doc = {"policies": summary, "ratios_vs_greedy": ratios(summary)}
+    doc = {"engine": "faithful" if faithful else "windowed", "policies": summary,
+           "ratios_vs_greedy": ratios(summary)}
     if by_tenant:   # only when the trace has more than one tenant
         doc["tenants"] = by_tenant
     write_json(out / "summary.json", doc)
