@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated
@@ -182,8 +183,6 @@ def say(line: str) -> None:
 
 def prefect_command() -> str:
     """The `prefect` beside this Python (relative to the working folder when inside it)."""
-    import sys
-
     exe = Path(sys.executable).with_name("prefect")
     try:
         return str(exe.relative_to(Path.cwd()))
