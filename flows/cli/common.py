@@ -136,6 +136,11 @@ def churn_options(command: Callable[..., None]) -> Callable[..., None]:
     return with_churn
 
 
+def say(line: str) -> None:
+    """One line as it is: no wrapping, no highlighting (paths, URLs and commands to copy)."""
+    out.print(line, soft_wrap=True, highlight=False)
+
+
 def print_written(written: dict[str, Path]) -> None:
     for name, path in written.items():
         out.print(f"{name:<19} {path}", highlight=False)

@@ -26,6 +26,7 @@ from flows.cli.common import (
     out,
     plain_run_id,
     print_comparison,
+    say,
 )
 from replay import FAITHFUL_ONLY
 from solver.policies import POLICIES
@@ -175,10 +176,6 @@ def ingest_line(r: dict) -> str:
         return f"{r['status']}: {r['message']}" if r["message"] else r["status"]
     counts = f"{r['rows_loaded']:,} rows loaded, {r['rows_rejected']:,} rejected"
     return f"{counts}; {r['message']}" if r["message"] else counts
-
-
-def say(line: str) -> None:
-    out.print(line, soft_wrap=True, highlight=False)
 
 
 def prefect_command() -> str:

@@ -14,6 +14,7 @@ from flows.cli.common import (
     ReplayTimeLimitOpt,
     ReplayWindowOpt,
     out,
+    say,
     whole_table,
 )
 from flows.cli.runs import parse_policies
@@ -67,7 +68,7 @@ def sweep(
         out.print(f"0 cells replayed, {len(done)} reused; results: {out_dir}", highlight=False)
         return
     home = Path(os.environ.get("PREFECT_HOME", defaults.PREFECT_HOME))
-    with prefect_api(home, lambda line: out.print(line, soft_wrap=True, highlight=False)):
+    with prefect_api(home, say):
         from flows.pipeline import dask_runner, sweep_flow
 
         flow = sweep_flow.with_options(task_runner=dask_runner(dask_address, workers))
